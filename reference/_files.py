@@ -1,0 +1,90 @@
+"""Caller files: the per-file and aggregate caps and their rendering.
+
+All lengths are UTF-8 byte counts of the raw file bytes; bytes that are not
+valid UTF-8 are written as one U+FFFD each only when a file is rendered, so
+the caps see the same lengths as the origin's byte strings.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ._elision import elide_bytes
+from ._errors import AdvisorInputError
+from ._text import decode_utf8
+
+MAX_FILES = 8
+MAX_FILE_BYTES = 32 * 1024
+MAX_FILES_TOTAL_BYTES = 96 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedFile:
+    """A caller file as loaded: its display path, the bytes read, and its true size.
+
+    ``data`` may be a prefix of the file (a read capped at
+    :data:`MAX_FILE_BYTES`); ``size`` is then the size on disk from stat.
+    """
+
+    path: str
+    data: bytes
+    size: int
+
+    def __post_init__(self) -> None:
+        if self.size < len(self.data):
+            raise ValueError(f"size {self.size} is smaller than the {len(self.data)} bytes read")
+
+    @property
+    def complete(self) -> bool:
+        """Whether ``data`` holds the whole file."""
+        return len(self.data) == self.size
+
+
+def check_file_count(count: int) -> None:
+    """Reject more than :data:`MAX_FILES` files (duplicates count)."""
+    if count > MAX_FILES:
+        raise AdvisorInputError(
+            f"too many files: {count} given, at most {MAX_FILES} allowed", at="files", code="too_many_files"
+        )
+
+
+def file_hash(data: bytes) -> str:
+    """The read tool's ``file_hash``: CRC-32 of the lines with trailing blanks stripped, 8 upper-case hex digits."""
+    normalised = b"\n".join(line.rstrip(b" \t\r") for line in data.split(b"\n"))
+    return f"{zlib.crc32(normalised):08X}"
+
+
+def cap_file_contents(files: Sequence[LoadedFile], deduped: Sequence[bool] = ()) -> list[bytes | None]:
+    """Apply the per-file cap, then the aggregate cap, in order; ``None`` for a deduped file.
+
+    Per file, content over :data:`MAX_FILE_BYTES` becomes its prefix and a
+    marker with the true size. Then, with ``remaining`` starting at
+    :data:`MAX_FILES_TOTAL_BYTES`, a result longer than ``remaining`` is elided
+    to ``remaining`` bytes (its marker giving the length after the per-file
+    cap) and its length is taken from ``remaining``, never below zero. A
+    deduped file sends no content and takes nothing from ``remaining``.
+    """
+    remaining = MAX_FILES_TOTAL_BYTES
+    out: list[bytes | None] = []
+    for index, file in enumerate(files):
+        if index < len(deduped) and deduped[index]:
+            out.append(None)
+            continue
+        content = elide_bytes(file.data, MAX_FILE_BYTES, file.size)
+        if len(content) > remaining:
+            content = elide_bytes(content, remaining)
+        remaining = max(0, remaining - len(content))
+        out.append(content)
+    return out
+
+
+def render_file(path: str, content: bytes) -> str:
+    """One file block: ``File: <path>``, a fenced block with the content, a blank line."""
+    return f"File: {path}\n```\n{decode_utf8(content)}\n```\n\n"
+
+
+def render_deduped_file(path: str, notice: str) -> str:
+    """A deduped file block: ``File: <path>``, the notice that says where the content is, a blank line."""
+    return f"File: {path}\n{notice}\n\n"

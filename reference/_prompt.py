@@ -1,0 +1,129 @@
+"""The request builder: system prompt, flattened snapshot, one trailing user message.
+
+Every step is a method so a variant can replace exactly one rule (the
+conformance suite's broken implementations do this); each method is a pure
+function of its arguments and the declared strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ._dedupe import dedupe_flags
+from ._elision import MAX_TOOL_ARG_STRING_BYTES, cap_arguments, elide_text
+from ._files import LoadedFile, cap_file_contents, check_file_count, render_deduped_file, render_file
+from ._flatten import render_assistant, render_tool_result
+from ._gojson import go_json
+from ._strings import REFERENCE_STRINGS, DeclaredStrings
+from ._text import to_valid_unicode, trim_space
+from ._transcript import Message, RenderedMessage, ToolCall
+
+MAX_QUESTION_BYTES = 4000
+
+
+class RequestBuilder:
+    """Builds the provider-neutral messages of one advisor request."""
+
+    def __init__(self, strings: DeclaredStrings = REFERENCE_STRINGS) -> None:
+        self.strings = strings
+
+    # -- the whole request -------------------------------------------------
+
+    def build(
+        self, snapshot: Sequence[Message], question: str = "", files: Sequence[LoadedFile] = ()
+    ) -> list[RenderedMessage]:
+        """The advisor request for a snapshot, the caller's question and the loaded files."""
+        check_file_count(len(files))
+        transcript, in_flight = self.split_in_flight(snapshot)
+        messages = [RenderedMessage("system", self.strings.system_prompt)]
+        messages.extend(self.flatten_message(message) for message in transcript)
+        final = self.final_message(
+            self.render_in_flight(in_flight),
+            self.render_files(files, snapshot),
+            self.render_question(question),
+        )
+        messages.append(RenderedMessage("user", final))
+        return messages
+
+    def final_message(self, in_flight_block: str, files_block: str, question_block: str) -> str:
+        """The trailing user message: in-flight block, files, question, request for guidance."""
+        return in_flight_block + files_block + question_block + self.strings.guidance_request
+
+    # -- in-flight message -------------------------------------------------
+
+    def split_in_flight(self, snapshot: Sequence[Message]) -> tuple[Sequence[Message], str | None]:
+        """Take a trailing assistant message out of the transcript; return its text if not blank.
+
+        Only the last message is looked at. A trailing assistant message is the
+        one that issued this advisor call; it is removed so the cached prefix
+        ends on a message whose rendering never changes. A last message of any
+        other role stays.
+        """
+        if not snapshot or snapshot[-1].role != "assistant":
+            return snapshot, None
+        text = trim_space(snapshot[-1].content)
+        return snapshot[:-1], (text or None)
+
+    def render_in_flight(self, text: str | None) -> str:
+        """The in-flight block: the label, a newline, the trimmed text, a blank line; nothing when absent."""
+        if text is None:
+            return ""
+        return f"{self.strings.inflight_label}\n{text}\n\n"
+
+    # -- flattening ----------------------------------------------------------
+
+    def flatten_message(self, message: Message) -> RenderedMessage:
+        """One message as text; reasoning content and metadata are not carried over."""
+        if message.role == "tool":
+            return RenderedMessage("user", render_tool_result(message, self.strings.advisor_note_prefix))
+        if message.role == "assistant" and message.tool_calls:
+            return RenderedMessage("assistant", render_assistant(message, self.render_tool_call))
+        return RenderedMessage(message.role, message.content)
+
+    def render_tool_call(self, call: ToolCall) -> str:
+        """``[tool_call: <name> <args-json>]``."""
+        return f"[tool_call: {call.name} {self.encode_arguments(self.cap_arguments(call.arguments))}]"
+
+    def cap_arguments(self, arguments: Any) -> Any:
+        """The arguments with every long string value elided, at any depth."""
+        return cap_arguments(arguments, self.elide_argument_string)
+
+    def elide_argument_string(self, text: str) -> str:
+        """One argument string, elided when over 1000 bytes."""
+        return elide_text(to_valid_unicode(text), MAX_TOOL_ARG_STRING_BYTES)
+
+    def encode_arguments(self, arguments: Any) -> str:
+        """The arguments as JSON text, encoded as the origin encodes them."""
+        return go_json(arguments)
+
+    # -- files and question --------------------------------------------------
+
+    def render_files(self, files: Sequence[LoadedFile], snapshot: Sequence[Message]) -> str:
+        """All file blocks, in order, after dedupe and the caps."""
+        if not files:
+            return ""
+        deduped = self.dedupe(files, snapshot)
+        contents = self.cap_files(files, deduped)
+        blocks = []
+        for file, content in zip(files, contents, strict=True):
+            if content is None:
+                blocks.append(render_deduped_file(file.path, self.strings.deduped_file_notice))
+            else:
+                blocks.append(render_file(file.path, content))
+        return "".join(blocks)
+
+    def dedupe(self, files: Sequence[LoadedFile], snapshot: Sequence[Message]) -> list[bool]:
+        """Which files are sent without content because the snapshot holds a matching full read."""
+        return dedupe_flags(files, snapshot, self.strings.line_truncation_marker)
+
+    def cap_files(self, files: Sequence[LoadedFile], deduped: Sequence[bool]) -> list[bytes | None]:
+        """The per-file and aggregate caps; ``None`` for deduped files."""
+        return cap_file_contents(files, deduped)
+
+    def render_question(self, question: str) -> str:
+        """The question trimmed and capped at 4000 bytes, then a blank line; nothing when blank."""
+        text = trim_space(question)
+        if not text:
+            return ""
+        return elide_text(text, MAX_QUESTION_BYTES) + "\n\n"

@@ -1,0 +1,191 @@
+"""The canonical transcript model: JSON in, JSON out, with errors that name the field.
+
+A transcript is a JSON array of messages::
+
+    {"role": "system" | "user" | "assistant" | "tool",
+     "content": "text",                      # optional, default "" (null means "")
+     "tool_calls": [{"id": "c1", "name": "read", "arguments": {...}}],  # assistant only
+     "name": "read", "tool_call_id": "c1",   # tool only, both required there
+     "reasoning_content": "text",            # optional, any role
+     "metadata": {...}}                      # optional opaque provider metadata, any role
+
+Unknown keys are rejected rather than ignored, so a misspelt field never
+disappears silently. Lone surrogates (legal as JSON escapes) become U+FFFD,
+as the origin's JSON decoder writes them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import AdvisorInputError
+from ._text import to_valid_unicode
+
+ROLES = ("system", "user", "assistant", "tool")
+
+_MESSAGE_KEYS = frozenset(
+    {"role", "content", "tool_calls", "name", "tool_call_id", "reasoning_content", "metadata"}
+)
+_TOOL_CALL_KEYS = frozenset({"id", "name", "arguments"})
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call of an assistant message; ``arguments`` is a JSON object."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One transcript message."""
+
+    role: str
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    name: str = ""
+    tool_call_id: str = ""
+    reasoning_content: str = ""
+    metadata: Mapping[str, Any] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedMessage:
+    """A message of the advisor request: a role and plain text, nothing else."""
+
+    role: str
+    content: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"role": self.role, "content": self.content}
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, Mapping):
+        return "object"
+    if isinstance(value, Sequence):
+        return "array"
+    return type(value).__name__
+
+
+def _string(raw: Mapping[str, Any], key: str, at: str, *, required: bool = False, nullable: bool = False) -> str:
+    if key not in raw:
+        if required:
+            raise AdvisorInputError("is required", at=f"{at}.{key}")
+        return ""
+    value = raw[key]
+    if value is None and nullable:
+        return ""
+    if not isinstance(value, str):
+        raise AdvisorInputError(f"must be a string, got {_type_name(value)}", at=f"{at}.{key}")
+    return to_valid_unicode(value)
+
+
+def parse_message(raw: Any, at: str) -> Message:
+    """Parse one message; ``at`` is its path for error messages (``transcript[3]``)."""
+    if not isinstance(raw, Mapping):
+        raise AdvisorInputError(f"must be an object, got {_type_name(raw)}", at=at)
+    unknown = sorted(set(raw) - _MESSAGE_KEYS)
+    if unknown:
+        raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=f"{at}.{unknown[0]}")
+    role = _string(raw, "role", at, required=True)
+    if role not in ROLES:
+        raise AdvisorInputError(f"must be one of {', '.join(ROLES)}, got {role!r}", at=f"{at}.role")
+    content = _string(raw, "content", at, nullable=True)
+    reasoning = _string(raw, "reasoning_content", at, nullable=True)
+    metadata = raw.get("metadata")
+    if metadata is not None and not isinstance(metadata, Mapping):
+        raise AdvisorInputError(f"must be an object, got {_type_name(metadata)}", at=f"{at}.metadata")
+
+    tool_calls: tuple[ToolCall, ...] = ()
+    if "tool_calls" in raw and raw["tool_calls"] is not None:
+        if role != "assistant":
+            raise AdvisorInputError(f"only assistant messages carry tool calls, this is {role!r}", at=f"{at}.tool_calls")
+        tool_calls = _parse_tool_calls(raw["tool_calls"], f"{at}.tool_calls")
+
+    name = tool_call_id = ""
+    if role == "tool":
+        name = _string(raw, "name", at, required=True)
+        tool_call_id = _string(raw, "tool_call_id", at, required=True)
+    else:
+        for key in ("name", "tool_call_id"):
+            if key in raw:
+                raise AdvisorInputError(f"only tool messages carry {key}, this is {role!r}", at=f"{at}.{key}")
+
+    return Message(
+        role=role,
+        content=content,
+        tool_calls=tool_calls,
+        name=name,
+        tool_call_id=tool_call_id,
+        reasoning_content=reasoning,
+        metadata=metadata,
+    )
+
+
+def _parse_tool_calls(raw: Any, at: str) -> tuple[ToolCall, ...]:
+    if not isinstance(raw, list):
+        raise AdvisorInputError(f"must be an array, got {_type_name(raw)}", at=at)
+    calls = []
+    for index, item in enumerate(raw):
+        item_at = f"{at}[{index}]"
+        if not isinstance(item, Mapping):
+            raise AdvisorInputError(f"must be an object, got {_type_name(item)}", at=item_at)
+        unknown = sorted(set(item) - _TOOL_CALL_KEYS)
+        if unknown:
+            raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=f"{item_at}.{unknown[0]}")
+        name = _string(item, "name", item_at, required=True)
+        if not name:
+            raise AdvisorInputError("must not be empty", at=f"{item_at}.name")
+        if "arguments" not in item:
+            raise AdvisorInputError("is required", at=f"{item_at}.arguments")
+        arguments = item["arguments"]
+        if not isinstance(arguments, Mapping):
+            raise AdvisorInputError(f"must be an object, got {_type_name(arguments)}", at=f"{item_at}.arguments")
+        calls.append(ToolCall(id=_string(item, "id", item_at), name=name, arguments=arguments))
+    return tuple(calls)
+
+
+def parse_transcript(raw: Any, at: str = "transcript") -> tuple[Message, ...]:
+    """Parse a JSON transcript (a list of message objects) into messages.
+
+    Raises :class:`AdvisorInputError` naming the message index and field of
+    the first problem. The input is not mutated.
+    """
+    if not isinstance(raw, list):
+        raise AdvisorInputError(f"must be an array of messages, got {_type_name(raw)}", at=at)
+    return tuple(parse_message(item, f"{at}[{index}]") for index, item in enumerate(raw))
+
+
+def message_to_json(message: Message) -> dict[str, Any]:
+    """The canonical JSON form of a message (fields at their defaults are left out)."""
+    out: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {"id": call.id, "name": call.name, "arguments": call.arguments} for call in message.tool_calls
+        ]
+    if message.role == "tool":
+        out["name"] = message.name
+        out["tool_call_id"] = message.tool_call_id
+    if message.reasoning_content:
+        out["reasoning_content"] = message.reasoning_content
+    if message.metadata is not None:
+        out["metadata"] = message.metadata
+    return out
+
+
+def transcript_to_json(messages: Sequence[Message]) -> list[dict[str, Any]]:
+    """The canonical JSON form of a transcript."""
+    return [message_to_json(message) for message in messages]

@@ -1,0 +1,109 @@
+"""The reference implementation behind the conformance contract.
+
+Each operation takes one JSON-shaped ``dict`` and returns one; failures the
+spec calls errors come back as ``{"error": {"code", "message", "at"}}`` and
+are never raised. ``pytest --impl=reference`` runs the suite against
+:data:`adapter`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+from typing import Any
+
+from . import __version__
+from ._errors import AdvisorInputError
+from ._files import LoadedFile, check_file_count
+from ._prompt import RequestBuilder
+from ._strings import REFERENCE_STRINGS
+from ._text import to_valid_unicode
+from ._transcript import parse_transcript
+
+PROTOCOL_VERSION = 1
+AREAS = ("transcript", "request", "flatten", "elision", "files", "question", "dedupe", "inflight")
+
+_SHAPE_KEYS = frozenset({"transcript", "question", "files"})
+_FILE_KEYS = frozenset({"path", "content", "content_base64", "size"})
+
+
+def _parse_files(raw: Any) -> list[LoadedFile]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise AdvisorInputError("must be an array of file objects", at="files")
+    check_file_count(len(raw))  # before any file is looked at, as the origin does
+    files = []
+    for index, item in enumerate(raw):
+        at = f"files[{index}]"
+        if not isinstance(item, Mapping):
+            raise AdvisorInputError("must be an object", at=at)
+        unknown = sorted(set(item) - _FILE_KEYS)
+        if unknown:
+            raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=f"{at}.{unknown[0]}")
+        path = item.get("path")
+        if not isinstance(path, str) or not path:
+            raise AdvisorInputError("must be a non-empty string", at=f"{at}.path")
+        if ("content" in item) == ("content_base64" in item):
+            raise AdvisorInputError("exactly one of content and content_base64 is required", at=at)
+        if "content" in item:
+            if not isinstance(item["content"], str):
+                raise AdvisorInputError("must be a string", at=f"{at}.content")
+            data = to_valid_unicode(item["content"]).encode("utf-8")
+        else:
+            if not isinstance(item["content_base64"], str):
+                raise AdvisorInputError("must be a base64 string", at=f"{at}.content_base64")
+            try:
+                data = base64.b64decode(item["content_base64"], validate=True)
+            except binascii.Error as exc:
+                raise AdvisorInputError(f"is not valid base64: {exc}", at=f"{at}.content_base64") from None
+        size = item.get("size", len(data))
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise AdvisorInputError("must be a non-negative integer", at=f"{at}.size")
+        if size < len(data):
+            raise AdvisorInputError(f"is {size}, smaller than the {len(data)} bytes of content", at=f"{at}.size")
+        files.append(LoadedFile(path=to_valid_unicode(path), data=data, size=size))
+    return files
+
+
+class ReferenceAdapter:
+    """Answers the conformance operations with the reference implementation."""
+
+    name = "reference"
+
+    def __init__(self, builder: RequestBuilder | None = None) -> None:
+        self.builder = builder or RequestBuilder(REFERENCE_STRINGS)
+
+    def describe(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "version": __version__,
+            "language": "python",
+            "protocol": PROTOCOL_VERSION,
+            "areas": list(AREAS),
+            "strings": self.builder.strings.to_json(),
+            "options": {"args_json": "origin"},
+        }
+
+    def shape(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            if not isinstance(params, Mapping):
+                raise AdvisorInputError("params must be an object")
+            unknown = sorted(set(params) - _SHAPE_KEYS)
+            if unknown:
+                raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=unknown[0])
+            if "transcript" not in params:
+                raise AdvisorInputError("is required", at="transcript")
+            snapshot = parse_transcript(params["transcript"])
+            question = params.get("question", "")
+            if not isinstance(question, str):
+                raise AdvisorInputError("must be a string", at="question")
+            files = _parse_files(params.get("files"))
+            messages = self.builder.build(snapshot, to_valid_unicode(question), files)
+        except AdvisorInputError as error:
+            return {"error": error.to_json()}
+        return {"messages": [message.to_json() for message in messages]}
+
+
+adapter = ReferenceAdapter()
