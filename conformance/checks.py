@@ -1,0 +1,73 @@
+"""Assertions that name the rule they check and show the input that broke it."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+_MISSING = object()
+_LONG = 160
+
+
+class RuleViolation(AssertionError):
+    """An implementation broke a rule of the catalogue."""
+
+
+def abbreviate(value: Any, limit: int = _LONG) -> Any:
+    """A copy of a JSON value with long strings cut to a head, a tail and their length."""
+    if isinstance(value, str):
+        if len(value) <= limit:
+            return value
+        head, tail = value[: limit // 2], value[-limit // 4 :]
+        return f"{head}<… {len(value.encode('utf-8', 'surrogatepass'))} bytes in all …>{tail}"
+    if isinstance(value, dict):
+        return {key: abbreviate(item, limit) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [abbreviate(item, limit) for item in value]
+    return value
+
+
+def show(value: Any, limit: int = _LONG) -> str:
+    """JSON text of a value for a failure message, long strings abbreviated."""
+    return json.dumps(abbreviate(value, limit), ensure_ascii=False, indent=1, default=repr)
+
+
+def violation(rules: str | Iterable[str], what: str, *, input: Any = _MISSING, expected: Any = _MISSING,
+              actual: Any = _MISSING) -> RuleViolation:
+    """Build the failure: ``[rule.id] what``, then the input, the expected and the actual value."""
+    ids = [rules] if isinstance(rules, str) else list(rules)
+    lines = [f"[{', '.join(ids)}] {what}"]
+    if input is not _MISSING:
+        lines.append("input: " + show(input).replace("\n", "\n  "))
+    if isinstance(expected, str) and isinstance(actual, str) and max(len(expected), len(actual)) > 2 * _LONG:
+        lines.extend(_string_difference(expected, actual))
+    else:
+        if expected is not _MISSING:
+            lines.append("expected: " + (repr(expected) if isinstance(expected, str) else show(expected)))
+        if actual is not _MISSING:
+            lines.append("actual:   " + (repr(actual) if isinstance(actual, str) else show(actual)))
+    return RuleViolation("\n".join(lines))
+
+
+def _string_difference(expected: str, actual: str) -> list[str]:
+    """Long strings: where they first differ, with some context on each side."""
+    at = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b), min(len(expected), len(actual)))
+    start = max(0, at - 60)
+    return [
+        f"expected ({len(expected)} characters) and actual ({len(actual)} characters) first differ at character {at}:",
+        f"expected: …{expected[start:at + 100]!r}…",
+        f"actual:   …{actual[start:at + 100]!r}…",
+    ]
+
+
+def check(condition: bool, rules: str | Iterable[str], what: str, **context: Any) -> None:
+    """Fail with a :class:`RuleViolation` naming ``rules`` unless ``condition`` holds."""
+    if not condition:
+        raise violation(rules, what, **context)
+
+
+def check_equal(actual: Any, expected: Any, rules: str | Iterable[str], what: str, **context: Any) -> None:
+    """Fail naming ``rules`` unless ``actual == expected``; the message shows both."""
+    if actual != expected:
+        raise violation(rules, what, expected=expected, actual=actual, **context)

@@ -1,0 +1,151 @@
+"""The pytest plugin: ``pytest --impl=<target>`` runs the conformance suite against an implementation.
+
+Registered under the ``pytest11`` entry point, so it is loaded by every
+pytest run once the package is installed; it adds its options and stays inert
+unless a run asks for it with ``--impl`` (or the ``conformance_impl`` ini
+setting, which this repository sets to ``reference``).
+
+When active it loads the implementation once per session, prints it in the
+report header, checks that every conformance test names its rules, skips the
+tests of areas the implementation does not declare, and tallies outcomes per
+rule (``--rule-summary`` prints the table, ``--rule-report FILE`` writes it as
+JSON).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from ._paths import TESTS_DIR
+from .catalogue import load_catalogue
+from .contract import Implementation, TargetError, load_target
+from .reporting import RuleTally
+
+IMPLEMENTATION = pytest.StashKey[Implementation]()
+TALLY = pytest.StashKey[RuleTally]()
+
+# Namespaced so they never replace a profile of the project that runs us.
+CI_PROFILE = "advisor-conformance-ci"
+EXPLORE_PROFILE = "advisor-conformance-explore"
+_COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
+settings.register_profile(CI_PROFILE, derandomize=True, database=None, max_examples=60, print_blob=True, **_COMMON)
+settings.register_profile(EXPLORE_PROFILE, max_examples=1000, **_COMMON)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("advisor-conformance", "advisor conformance suite")
+    group.addoption(
+        "--impl",
+        dest="conformance_impl",
+        metavar="TARGET",
+        default=None,
+        help="run the advisor conformance suite against TARGET: 'reference', or 'package.module[:object]' "
+        "naming a Python adapter",
+    )
+    group.addoption(
+        "--impl-snapshots",
+        dest="conformance_snapshots",
+        metavar="DIR",
+        default=None,
+        help="directory of the implementation's syrupy snapshots (default: snapshots/<implementation name>/ "
+        "under the directory pytest runs in; the reference uses the snapshots shipped with the suite)",
+    )
+    group.addoption(
+        "--rule-summary", action="store_true", default=False, help="end the run with a per-rule summary table"
+    )
+    group.addoption("--rule-report", metavar="FILE", default=None, help="write per-rule and per-test outcomes as JSON")
+    parser.addini("conformance_impl", "implementation the conformance suite runs against when --impl is not given")
+    parser.addini("conformance_snapshots", "directory of the implementation's snapshots (see --impl-snapshots)")
+
+
+def target_of(config: pytest.Config) -> str:
+    """The ``--impl`` target of this run, or an empty string when the suite is not asked for."""
+    return config.getoption("conformance_impl") or config.getini("conformance_impl") or ""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    target = target_of(config)
+    if not target:
+        return
+    config.addinivalue_line(
+        "markers", "rule(id): the catalogue rule a conformance test checks (select with -m 'rule(id=\"...\")')"
+    )
+    try:
+        config.stash[IMPLEMENTATION] = load_target(target)
+    except TargetError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if config.getoption("conformance_impl") and config.args_source != pytest.Config.ArgsSource.ARGS:
+        # `pytest --impl=x` with no test paths: collect the installed suite.
+        config.args = [str(TESTS_DIR)]
+    if config.getoption("hypothesis_profile", None) is None:
+        settings.load_profile(CI_PROFILE)
+    tally = RuleTally(load_catalogue(), config.stash[IMPLEMENTATION].description)
+    config.stash[TALLY] = tally
+    config.pluginmanager.register(tally, "advisor-conformance-tally")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    implementation = config.stash.get(IMPLEMENTATION, None)
+    if implementation is not None:
+        implementation.close()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    implementation = config.stash.get(IMPLEMENTATION, None)
+    if implementation is None:
+        return None
+    d = implementation.description
+    return [
+        f"advisor-conformance: implementation under test: {d['name']} {d['version']} ({d['language']}), "
+        f"--impl={implementation.target}",
+        f"advisor-conformance: declared areas: {', '.join(d.get('areas', [])) or '(none)'}",
+    ]
+
+
+def is_conformance_item(item: pytest.Item) -> bool:
+    return Path(str(item.path)).resolve().is_relative_to(TESTS_DIR)
+
+
+def rules_of(item: pytest.Item) -> list[str]:
+    return [mark.kwargs.get("id", mark.args[0] if mark.args else "") for mark in item.iter_markers("rule")]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    implementation = config.stash.get(IMPLEMENTATION, None)
+    if implementation is None:
+        return
+    catalogue = load_catalogue()
+    unnamed, unknown = [], []
+    for item in items:
+        if not is_conformance_item(item):
+            continue
+        ids = rules_of(item)
+        if not ids:
+            unnamed.append(item.nodeid)
+        unknown.extend(f"{item.nodeid}: {rule_id!r}" for rule_id in ids if rule_id not in catalogue)
+        item.user_properties.append(("rules", ids))
+        missing_areas = sorted({rule_id.split(".")[0] for rule_id in ids} - implementation.areas)
+        if missing_areas:
+            item.add_marker(
+                pytest.mark.skip(
+                    reason=f"{implementation.name} does not declare the area(s) {', '.join(missing_areas)}"
+                )
+            )
+    if unnamed or unknown:
+        lines = [f"  no rule marker: {nodeid}" for nodeid in unnamed] + [f"  unknown rule: {u}" for u in unknown]
+        raise pytest.UsageError("conformance tests must name catalogue rules:\n" + "\n".join(lines))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    tally = session.config.stash.get(TALLY, None)
+    if tally is not None:
+        tally.collected(
+            (item.nodeid, rules_of(item)) for item in session.items if is_conformance_item(item)
+        )
+
+

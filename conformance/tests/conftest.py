@@ -1,0 +1,37 @@
+"""Fixtures of the conformance tests: the implementation under test and what it declared."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance._paths import reference_snapshots_dir
+from conformance.contract import Implementation
+from conformance.plugin import IMPLEMENTATION
+
+
+@pytest.fixture(scope="session")
+def impl(pytestconfig: pytest.Config) -> Implementation:
+    """The implementation under test (``--impl``)."""
+    implementation = pytestconfig.stash.get(IMPLEMENTATION, None)
+    if implementation is None:
+        pytest.fail("the conformance suite needs an implementation: run pytest with --impl=<target>", pytrace=False)
+    return implementation
+
+
+@pytest.fixture(scope="session")
+def strings(impl: Implementation) -> dict[str, str]:
+    """The implementation's declared strings (system prompt, labels, notices)."""
+    return impl.strings
+
+
+@pytest.fixture(scope="session")
+def snapshot_dir(pytestconfig: pytest.Config, impl: Implementation) -> Path:
+    """Where this implementation's syrupy snapshots live."""
+    configured = pytestconfig.getoption("conformance_snapshots") or pytestconfig.getini("conformance_snapshots")
+    if configured:
+        return (pytestconfig.invocation_params.dir / configured).resolve()
+    if impl.target == "reference":
+        return reference_snapshots_dir()
+    return pytestconfig.invocation_params.dir / "snapshots" / impl.name
