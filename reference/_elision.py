@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._text import decode_utf8, to_valid_unicode, utf8_len
+from ._text import REPLACEMENT, to_valid_unicode, utf8_len
 
 #: Strings inside tool-call arguments longer than this many bytes are elided.
 MAX_TOOL_ARG_STRING_BYTES = 1000
@@ -36,13 +36,45 @@ def elide_bytes(data: bytes, limit: int, total: int | None = None) -> bytes:
     return data[:limit] + elision_marker(total).encode("utf-8")
 
 
+class CutText(str):
+    """An elided string whose cut split a character.
+
+    Its value has one U+FFFD per dangling byte, as every JSON form carries it;
+    ``head`` (the whole characters before the cut), ``dangling`` and
+    ``marker`` let the origin encoding of tool-call arguments write those
+    bytes as Go does: ``\\ufffd`` escapes.
+    """
+
+    head: str
+    dangling: int
+    marker: str
+
+    @classmethod
+    def of(cls, head: str, dangling: int, marker: str) -> CutText:
+        text = cls(head + REPLACEMENT * dangling + marker)
+        text.head, text.dangling, text.marker = head, dangling, marker
+        return text
+
+
 def elide_text(text: str, limit: int) -> str:
     """Elide a string by its UTF-8 byte length; dangling bytes of a split character become U+FFFD."""
     # A character is at most four bytes, so short strings cannot be over the limit.
-    if len(text) * 4 <= limit or utf8_len(text) <= limit:
+    if len(text) * 4 <= limit:
         return text
+    if text.isascii():  # one byte per character: no need to encode the whole string
+        return text if len(text) <= limit else text[:limit] + elision_marker(len(text))
     data = text.encode("utf-8")
-    return decode_utf8(data[:limit]) + elision_marker(len(data))
+    if len(data) <= limit:
+        return text
+    marker = elision_marker(len(data))
+    # ``text`` is valid UTF-8, so at most 3 bytes of a split character dangle after the cut.
+    for dangling in range(4):
+        try:
+            head = data[: limit - dangling].decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return head + marker if dangling == 0 else CutText.of(head, dangling, marker)
+    raise AssertionError("unreachable: a cut of valid UTF-8 leaves at most 3 dangling bytes")
 
 
 def cap_arguments(value: Any, elide_string: Callable[[str], str] | None = None) -> Any:

@@ -4,16 +4,19 @@ The origin decodes tool-call arguments into Go's ``map[string]any`` (every
 number becomes a float64) and writes them back with ``encoding/json``:
 compact, object keys sorted by their UTF-8 bytes, ``<``, ``>``, ``&``,
 U+2028 and U+2029 escaped as ``\\u003c`` and so on, and numbers in Go's
-shortest float64 form (``1`` for 1.0, ``1e+21``, ``1e-7``). The suite only
+shortest float64 form (``1`` for 1.0, ``1e+21``, ``1e-7``); the dangling
+bytes of a cut string, not being UTF-8, are written ``\\ufffd``. The suite only
 requires the text to parse back to the capped arguments; byte-exact origin
 encoding is an option an implementation declares.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from decimal import Decimal
+from json.encoder import encode_basestring
+
+from ._elision import CutText
 from typing import Any
 
 _HTML_SAFE = str.maketrans(
@@ -78,7 +81,12 @@ def _encode(value: Any, out: list[str]) -> None:
 
 
 def _string(text: str) -> str:
-    encoded = json.dumps(text, ensure_ascii=False)
+    if isinstance(text, CutText):
+        # Go writes each byte that is not valid UTF-8 (here: the dangling bytes of a cut) as \ufffd.
+        encoded = (encode_basestring(text.head)[:-1] + "\\ufffd" * text.dangling
+                   + encode_basestring(text.marker)[1:])
+    else:
+        encoded = encode_basestring(text)  # what json.dumps(ensure_ascii=False) writes for a string
     if "<" in text or ">" in text or "&" in text or "\u2028" in text or "\u2029" in text:
         encoded = encoded.translate(_HTML_SAFE)
     return encoded

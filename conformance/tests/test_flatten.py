@@ -103,8 +103,10 @@ def _requires_origin_encoding(impl):
         ({"n": [1.0, 100.0, 1e21, 1e-7, 0.000001, 123456789012345678901234567890, -0.5]},
          '{"n":[1,100,1e+21,1e-7,0.000001,1.2345678901234568e+29,-0.5]}'),
         ({"é": "ü", "z": {}, "A": []}, '{"A":[],"z":{},"é":"ü"}'),
+        ({"cut": "a" * 998 + "€" * 2}, '{"cut":"' + "a" * 998 + '\\ufffd\\ufffd\u2026[elided, 1004 bytes total]"}'),
     ],
-    ids=["sorted-compact", "html-escapes", "line-separators", "control-chars", "float64-numbers", "key-order-bytes"],
+    ids=["sorted-compact", "html-escapes", "line-separators", "control-chars", "float64-numbers", "key-order-bytes",
+         "dangling-bytes"],
 )
 def test_origin_encoding_bytes(impl, arguments, expected):
     """With the origin encoding declared, <args-json> is byte-for-byte Go's encoding of the decoded arguments."""
