@@ -34,7 +34,7 @@ class RequestBuilder:
         self, snapshot: Sequence[Message], question: str = "", files: Sequence[LoadedFile] = ()
     ) -> list[RenderedMessage]:
         """The advisor request for a snapshot, the caller's question and the loaded files."""
-        check_file_count(len(files))
+        self.check_file_count(len(files))
         transcript, in_flight = self.split_in_flight(snapshot)
         messages = [RenderedMessage("system", self.strings.system_prompt)]
         messages.extend(self.flatten_message(message) for message in transcript)
@@ -98,6 +98,10 @@ class RequestBuilder:
         return go_json(arguments)
 
     # -- files and question --------------------------------------------------
+
+    def check_file_count(self, count: int) -> None:
+        """More than 8 files is an error (duplicates count)."""
+        check_file_count(count)
 
     def render_files(self, files: Sequence[LoadedFile], snapshot: Sequence[Message]) -> str:
         """All file blocks, in order, after dedupe and the caps."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from . import __version__
 from ._errors import AdvisorInputError
-from ._files import LoadedFile, check_file_count
+from ._files import LoadedFile
 from ._prompt import RequestBuilder
 from ._strings import REFERENCE_STRINGS
 from ._text import to_valid_unicode
@@ -28,12 +28,12 @@ _SHAPE_KEYS = frozenset({"transcript", "question", "files"})
 _FILE_KEYS = frozenset({"path", "content", "content_base64", "size"})
 
 
-def _parse_files(raw: Any) -> list[LoadedFile]:
+def _parse_files(raw: Any, builder: RequestBuilder) -> list[LoadedFile]:
     if raw is None:
         return []
     if not isinstance(raw, list):
         raise AdvisorInputError("must be an array of file objects", at="files")
-    check_file_count(len(raw))  # before any file is looked at, as the origin does
+    builder.check_file_count(len(raw))  # before any file is looked at, as the origin does
     files = []
     for index, item in enumerate(raw):
         at = f"files[{index}]"
@@ -99,7 +99,7 @@ class ReferenceAdapter:
             question = params.get("question", "")
             if not isinstance(question, str):
                 raise AdvisorInputError("must be a string", at="question")
-            files = _parse_files(params.get("files"))
+            files = _parse_files(params.get("files"), self.builder)
             messages = self.builder.build(snapshot, to_valid_unicode(question), files)
         except AdvisorInputError as error:
             return {"error": error.to_json()}
