@@ -1,0 +1,44 @@
+"""Snapshots of the full rendered request for every transcript in fixtures/transcripts (syrupy).
+
+These are the regression net for prompt changes: each implementation's
+snapshots live in a directory of their own (``--impl-snapshots``; by default
+``snapshots/<implementation name>/`` where pytest runs). Record them once with
+``--snapshot-update``; from then on every change to a rendered request fails
+with a diff.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from syrupy.extensions.amber import AmberSnapshotExtension
+
+from conformance._paths import fixtures_dir
+from conformance.checks import violation
+
+TRANSCRIPTS = sorted((fixtures_dir() / "transcripts").glob("*.json"))
+
+
+@pytest.fixture
+def request_snapshot(snapshot, snapshot_dir):
+    """The syrupy snapshot fixture, storing into this implementation's snapshot directory."""
+
+    class ImplementationSnapshots(AmberSnapshotExtension):
+        @classmethod
+        def dirname(cls, *, test_location):
+            return str(snapshot_dir)
+
+    return snapshot.use_extension(ImplementationSnapshots)
+
+
+@pytest.mark.rule(id="flatten.deterministic")
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=[path.stem for path in TRANSCRIPTS])
+def test_rendered_request_matches_snapshot(impl, request_snapshot, path):
+    """The rendered request for a recorded transcript is byte-identical to its recorded snapshot."""
+    fixture = json.loads(path.read_text(encoding="utf-8"))
+    answer = impl.call("shape", fixture["input"])
+    if "error" in answer:
+        raise violation("flatten.deterministic", f"shape answered an error for the transcript {path.name}",
+                        input=fixture["input"], actual=answer["error"])
+    assert answer == request_snapshot, f"[flatten.deterministic] the rendered request for {path.name} changed"

@@ -1,0 +1,166 @@
+"""Golden vectors: language-agnostic JSON cases of input and expected output (``fixtures/vectors``).
+
+A vector file holds ``{"area", "description", "cases": [...]}``; each case is
+``{"id", "description", "rules", "op", "input", "expect"}`` and optionally
+``"requires": {"args_json": "origin"}``. ``expect`` is the operation's answer
+(``{"messages": [...]}``) or ``{"error": {"code": ...}}``.
+
+Two small notations keep big values readable (see ``fixtures/README.md``):
+
+* a macro object with one ``$`` key, anywhere a string is expected:
+  ``{"$repeat": ["ab", 3]}`` → ``"ababab"``; ``{"$concat": [a, b, ...]}``
+  joins strings (which may be macros themselves);
+* ``{{name}}`` in a string stands for the implementation's declared string
+  ``name`` (``{{guidance_request}}``, ``{{inflight_label}}``, ...), so the
+  expected output is compared byte for byte whatever the wording.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._paths import fixtures_dir
+
+PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+_TOOL_CALL_LINE = re.compile(r"^\[tool_call: (?P<name>.*?) (?P<args>\{.*\})\]$")
+
+
+class VectorError(ValueError):
+    """A vector file that does not follow the format."""
+
+
+@dataclass(frozen=True)
+class Case:
+    file: str
+    id: str
+    description: str
+    rules: tuple[str, ...]
+    op: str
+    input: Any
+    expect: Any
+    requires: Mapping[str, str]
+
+    @property
+    def key(self) -> str:
+        return f"{self.file}/{self.id}"
+
+
+def expand(value: Any, where: str = "") -> Any:
+    """Expand ``$repeat`` and ``$concat`` macros, recursively."""
+    if isinstance(value, dict):
+        macros = [key for key in value if key.startswith("$")]
+        if macros:
+            if len(value) != 1:
+                raise VectorError(f"{where}: a macro object has exactly one key, got {sorted(value)}")
+            name, arg = next(iter(value.items()))
+            if name == "$repeat":
+                if not (isinstance(arg, list) and len(arg) == 2 and isinstance(arg[1], int) and arg[1] >= 0):
+                    raise VectorError(f"{where}: $repeat takes [text, count]")
+                text = expand(arg[0], where)
+                if not isinstance(text, str):
+                    raise VectorError(f"{where}: $repeat repeats a string")
+                return text * arg[1]
+            if name == "$concat":
+                if not isinstance(arg, list):
+                    raise VectorError(f"{where}: $concat takes a list of strings")
+                parts = [expand(part, f"{where}[{i}]") for i, part in enumerate(arg)]
+                if not all(isinstance(part, str) for part in parts):
+                    raise VectorError(f"{where}: $concat joins strings")
+                return "".join(parts)
+            raise VectorError(f"{where}: unknown macro {name!r}")
+        return {key: expand(item, f"{where}.{key}") for key, item in value.items()}
+    if isinstance(value, list):
+        return [expand(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    return value
+
+
+def fill(value: Any, strings: Mapping[str, str]) -> Any:
+    """Replace ``{{name}}`` placeholders by the declared strings."""
+    if isinstance(value, str):
+        def replace(match: re.Match[str]) -> str:
+            name = match[1]
+            if name not in strings:
+                raise VectorError(f"unknown placeholder {{{{{name}}}}}")
+            return strings[name]
+
+        return PLACEHOLDER.sub(replace, value)
+    if isinstance(value, dict):
+        return {key: fill(item, strings) for key, item in value.items()}
+    if isinstance(value, list):
+        return [fill(item, strings) for item in value]
+    return value
+
+
+def _number_as_float64(value: Any) -> Any:
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, dict):
+        return {key: _number_as_float64(item) for key, item in value.items()}
+    return [_number_as_float64(item) for item in value]
+
+
+def canonical_tool_calls(content: str) -> str:
+    """Rewrite each tool-call line with its arguments in one canonical JSON form (for semantic comparison)."""
+    lines = content.split("\n")
+    for index, line in enumerate(lines):
+        match = _TOOL_CALL_LINE.match(line)
+        if not match:
+            continue
+        try:
+            arguments = json.loads(match["args"])
+        except ValueError:
+            continue
+        canonical = json.dumps(_number_as_float64(arguments), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        lines[index] = f"[tool_call: {match['name']} {canonical}]"
+    return "\n".join(lines)
+
+
+def load_file(path: Path) -> list[Case]:
+    """The cases of one vector file, macros expanded (placeholders stay until the strings are known)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise VectorError(f"{path.name}: not JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("cases"), list):
+        raise VectorError(f"{path.name}: expected an object with a list of cases")
+    cases, seen = [], set()
+    for index, raw in enumerate(data["cases"]):
+        where = f"{path.name}: cases[{index}]"
+        missing = {"id", "description", "rules", "op", "input", "expect"} - set(raw)
+        extra = set(raw) - {"id", "description", "rules", "op", "input", "expect", "requires"}
+        if missing or extra:
+            raise VectorError(f"{where}: missing {sorted(missing)}, unknown {sorted(extra)}")
+        if raw["id"] in seen:
+            raise VectorError(f"{where}: duplicate id {raw['id']!r}")
+        seen.add(raw["id"])
+        if not raw["rules"]:
+            raise VectorError(f"{where}: a case names at least one rule")
+        cases.append(
+            Case(
+                file=path.stem,
+                id=raw["id"],
+                description=raw["description"],
+                rules=tuple(raw["rules"]),
+                op=raw["op"],
+                input=expand(raw["input"], f"{where}.input"),
+                expect=expand(raw["expect"], f"{where}.expect"),
+                requires=raw.get("requires", {}),
+            )
+        )
+    return cases
+
+
+def vector_files(directory: Path | None = None) -> list[Path]:
+    return sorted((directory or fixtures_dir() / "vectors").glob("*.json"))
+
+
+def load_all(directory: Path | None = None) -> Iterator[Case]:
+    for path in vector_files(directory):
+        yield from load_file(path)
