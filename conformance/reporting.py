@@ -27,9 +27,11 @@ def _rules_from(report: pytest.TestReport) -> list[str]:
 
 
 def _message(report: pytest.TestReport, limit: int = 6000) -> str:
-    text = report.longreprtext or ""
+    """The failure's own message (the rule violation), or a skip's reason."""
     if isinstance(report.longrepr, tuple):  # skips: (path, line, reason)
-        text = str(report.longrepr[2])
+        return str(report.longrepr[2])
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else (report.longreprtext or "")
     return text if len(text) <= limit else text[:limit] + "\n…"
 
 
