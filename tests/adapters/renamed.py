@@ -1,0 +1,24 @@
+"""The reference under another name, as a third-party implementation would appear; ``reworded`` changes one prompt."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from reference import REFERENCE_STRINGS, RequestBuilder
+from reference.adapter import ReferenceAdapter
+
+
+class Renamed(ReferenceAdapter):
+    name = "acme-advisor"
+
+
+class Reworded(ReferenceAdapter):
+    """Same name as Renamed, but its team changed the guidance request."""
+
+    name = "acme-advisor"
+
+    def __init__(self):
+        super().__init__(RequestBuilder(replace(REFERENCE_STRINGS, guidance_request="Tell the agent what to do next.")))
+
+
+adapter = Renamed()

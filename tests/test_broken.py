@@ -1,0 +1,50 @@
+"""Broken implementations make the tests of the rule they break fail, with messages that name it."""
+
+from __future__ import annotations
+
+import pytest
+
+from ._runner import run_pytest
+
+# (adapter in tests.broken.adapters, the rule it breaks)
+BROKEN = [
+    ("marker_off_by_one", "elision.marker-format"),
+    ("threshold_inclusive", "elision.threshold"),
+    ("cut_by_characters", "elision.byte-cut"),
+    ("in_flight_left_in_transcript", "inflight.assistant-removed"),
+    ("advisor_note_as_tool_result", "flatten.advisor-note"),
+    ("reasoning_leaked", "flatten.reasoning-cleared"),
+    ("question_not_trimmed", "question.trim"),
+    ("question_before_files", "request.final-message-order"),
+    ("no_aggregate_cap", "files.aggregate-cap"),
+    ("dedupe_on_partial_read", "dedupe.full-read-definition"),
+    ("nine_files_allowed", "files.max-count"),
+    ("python_replace_decoding", "files.invalid-utf8"),
+]
+
+
+@pytest.mark.parametrize("adapter, rule", BROKEN, ids=[adapter for adapter, _ in BROKEN])
+def test_broken_rule_is_caught(adapter, rule):
+    """Running a rule's tests against an implementation that breaks it fails them, naming the rule and the input."""
+    run = run_pytest("conformance/tests", f"--impl=tests.broken.adapters:{adapter}", "-m", f'rule(id="{rule}")', "-q",
+                     "--hypothesis-profile=advisor-conformance-noshrink")
+    assert run.report is not None, f"no report from the run against {adapter}:\n{run.stdout}\n{run.stderr}"
+    failed = run.failed_tests()
+    assert run.returncode == 1 and failed, (
+        f"the tests of {rule} passed against {adapter}, which breaks it:\n{run.stdout[-3000:]}"
+    )
+    assert all(rule in test["rules"] for test in failed), f"tests outside {rule} failed: {failed}"
+    for test in failed:
+        assert f"[{rule}" in test["message"] or f", {rule}" in test["message"], (
+            f"the failure of {test['nodeid']} does not name {rule}:\n{test['message']}"
+        )
+        assert "input:" in test["message"], (
+            f"the failure of {test['nodeid']} does not show the input:\n{test['message']}"
+        )
+
+
+def test_reference_passes_every_broken_rules_tests():
+    """The same selection of tests passes against the reference, so the failures above come from the breakage."""
+    expression = " or ".join(f'rule(id="{rule}")' for _, rule in BROKEN)
+    run = run_pytest("conformance/tests", "--impl=reference", "-m", expression, "-q")
+    assert run.returncode == 0, run.stdout[-3000:]

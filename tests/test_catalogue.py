@@ -1,0 +1,97 @@
+"""The rule catalogue: well formed, complete for covered areas, and printed by `advisor-conformance rules`."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conformance.catalogue import CatalogueError, load_catalogue, parse_catalogue
+from conformance.cli import collect_rule_tests
+from conformance.contract import schema_errors
+from conformance.vectors import load_all
+
+SPEC_AREAS = {"request", "flatten", "elision", "files", "question", "dedupe", "inflight", "budget", "transport",
+              "streaming", "breakpoints"}
+
+
+@pytest.fixture(scope="module")
+def tested():
+    return collect_rule_tests()
+
+
+def test_every_rule_of_a_covered_area_has_a_test(tested):
+    """Each rule of an area the suite covers is carried by at least one collected conformance test."""
+    missing = [rule.id for rule in load_catalogue().covered_rules() if rule.id not in tested]
+    assert not missing, f"rules of covered areas without a test: {missing}"
+
+
+def test_areas_not_covered_have_no_tests_yet(tested):
+    """An area marked not covered has no tests; when it gets some, mark it covered so its rules are enforced."""
+    catalogue = load_catalogue()
+    early = sorted({rule_id.split(".")[0] for rule_id in tested} - {a for a, area in catalogue.areas.items()
+                                                                     if area.covered})
+    assert not early, f"areas with tests but covered = false in rules.toml: {early}"
+
+
+def test_catalogue_spans_every_area_of_the_spec():
+    """The catalogue has rules for every area the spec describes."""
+    catalogue = load_catalogue()
+    empty = sorted(area for area in SPEC_AREAS if not catalogue.in_area(area))
+    assert not empty, f"areas without rules: {empty}"
+
+
+@pytest.mark.parametrize(
+    "text, problem",
+    [
+        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="SPEC"\nstatement="s"\nsource="q"\n'
+         '[[rule]]\nid="a.x"\ntag="SPEC"\nstatement="s"\nsource="q"\n', "duplicate rule ID"),
+        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.Bad_Name"\ntag="SPEC"\nstatement="s"\n'
+         'source="q"\n', "area.rule-name"),
+        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="b.x"\ntag="SPEC"\nstatement="s"\nsource="q"\n',
+         "unknown area"),
+        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="MAYBE"\nstatement="s"\nsource="q"\n',
+         "tag must be"),
+        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="SPEC"\nstatement=" "\nsource="q"\n',
+         "statement is empty"),
+    ],
+    ids=["duplicate", "bad-id", "unknown-area", "unknown-tag", "empty-statement"],
+)
+def test_malformed_catalogues_are_rejected(text, problem):
+    """A catalogue with a duplicate or malformed ID, an unknown area or tag, or an empty field does not load."""
+    with pytest.raises(CatalogueError, match=problem):
+        parse_catalogue(text)
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_rules_command_prints_id_tab_statement():
+    """`advisor-conformance rules` prints one `ID<TAB>statement` line per rule of the catalogue."""
+    lines = _cli("rules").splitlines()
+    catalogue = load_catalogue()
+    assert [line.split("\t") for line in lines] == [[r.id, r.statement] for r in catalogue.rules.values()]
+
+
+def test_rules_json_lists_every_rule_with_tested_flag(tested):
+    """`advisor-conformance rules --json` lists every rule with id, area, statement, tag, source and tested."""
+    rows = json.loads(_cli("rules", "--json"))
+    catalogue = load_catalogue()
+    assert [row["id"] for row in rows] == list(catalogue.rules)
+    for row in rows:
+        rule = catalogue[row["id"]]
+        assert row == {**rule.to_json(), "tested": rule.id in tested}
+    assert any(row["tested"] for row in rows) and any(not row["tested"] for row in rows)
+
+
+def test_vectors_name_known_rules_and_valid_params():
+    """Every golden vector names catalogue rules and its input fits the operation's params schema."""
+    catalogue = load_catalogue()
+    for case in load_all():
+        unknown = [rule for rule in case.rules if rule not in catalogue]
+        assert not unknown, f"{case.key} names unknown rules {unknown}"
+        assert not schema_errors(f"{case.op}.params", case.input), f"{case.key}: {schema_errors(case.op + '.params', case.input)}"
