@@ -1,0 +1,112 @@
+"""Benchmark: shaping a large transcript against a plain json.dumps of it, in the same run.
+
+Goals (issue 2):
+  * shaping a transcript of 5,000 messages and about 20 MB, with large tool
+    arguments, costs at most 3x ``json.dumps`` of the same transcript;
+  * it grows linearly: ten times the transcript costs at most 11x the time.
+
+Shaping is the reference's whole ``shape`` operation on JSON-shaped input:
+validating the transcript, flattening it (eliding every argument string),
+and building the request. Each figure is the best of several repeats, so a
+busy machine slows both sides rather than deciding the ratio.
+
+    python benchmarks/bench_shaping.py            # prints the table, exits 1 if a goal is missed
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+from reference.adapter import adapter
+
+KB = 1024
+
+
+def build_transcript(messages: int) -> list[dict[str, Any]]:
+    """A coding session: user turns, tool calls with large arguments, tool results; every string distinct."""
+    out: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent." * 20}]
+    i = 0
+    while len(out) < messages:
+        body = f"// file {i}\n" + ("fn step() { let x = compute(); log(x); }\n" * 250)  # ~10 KB
+        out.append({"role": "user", "content": f"turn {i}: please continue with the refactor " * 4})
+        out.append({
+            "role": "assistant",
+            "content": f"Writing module {i}.",
+            "reasoning_content": f"I should write module {i} " * 10,
+            "tool_calls": [{
+                "id": f"call_{i}",
+                "name": "mutate",
+                "arguments": {
+                    "operations": [
+                        {"type": "write", "path": f"src/mod_{i}.rs", "content": body},
+                        {"type": "edit", "path": f"src/lib.rs", "old": f"mod m{i};", "new": f"mod mod_{i};",
+                         "context": {"lines": [i, i + 1, i + 2], "note": body[: 2 * KB]}},
+                    ],
+                    "dry_run": False,
+                },
+            }],
+        })
+        out.append({"role": "tool", "name": "mutate", "tool_call_id": f"call_{i}",
+                    "content": f"wrote src/mod_{i}.rs ({len(body)} bytes)\n" + "ok\n" * 60})
+        i += 1
+    return out[:messages]
+
+
+def timed(run: Callable[[], Any]) -> float:
+    """Wall time of one run, with the cyclic GC paused (as timeit does)."""
+    gc.collect()
+    gc.disable()
+    try:
+        start = time.perf_counter()
+        run()
+        return time.perf_counter() - start
+    finally:
+        gc.enable()
+
+
+def measure(sizes: list[int], repeats: int) -> list[dict[str, float]]:
+    """Best-of-``repeats`` times of json.dumps and shape for each size, the sizes interleaved in every round."""
+    cases = []
+    for messages in sizes:
+        transcript = build_transcript(messages)
+        params = {"transcript": transcript, "question": "Is the refactor on track?"}
+        answer = adapter.shape(params)
+        assert "messages" in answer, answer
+        cases.append({"messages": messages, "megabytes": len(json.dumps(transcript)) / 1e6,
+                      "transcript": transcript, "params": params, "json_dumps_s": float("inf"), "shape_s": float("inf")})
+    for _ in range(repeats):
+        for case in cases:
+            case["json_dumps_s"] = min(case["json_dumps_s"], timed(lambda: json.dumps(case["transcript"])))
+            case["shape_s"] = min(case["shape_s"], timed(lambda: adapter.shape(case["params"])))
+    return [{key: value for key, value in case.items() if key not in ("transcript", "params")} for case in cases]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=5000)
+    parser.add_argument("--repeats", type=int, default=7)
+    args = parser.parse_args(argv)
+
+    small, large = measure([args.messages, args.messages * 10], args.repeats)
+    ratio = small["shape_s"] / small["json_dumps_s"]
+    growth = large["shape_s"] / small["shape_s"]
+
+    print(f"{'transcript':>24}  {'json.dumps':>11}  {'shape':>9}  {'shape/dumps':>11}")
+    for row in (small, large):
+        print(f"{row['messages']:>8} msgs {row['megabytes']:>8.1f} MB  {row['json_dumps_s']:>10.3f}s  "
+              f"{row['shape_s']:>8.3f}s  {row['shape_s'] / row['json_dumps_s']:>10.2f}x")
+    print(f"shape / json.dumps at {args.messages} messages: {ratio:.2f}x (goal: at most 3x)")
+    print(f"shape time at 10x the transcript: {growth:.2f}x (goal: at most 11x)")
+    ok = ratio <= 3 and growth <= 11
+    print("goals met" if ok else "GOAL MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
