@@ -114,6 +114,7 @@ class RuleTally:
         if path:
             Path(path).write_text(json.dumps(self.report(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
+    @pytest.hookimpl(trylast=True)  # after the other plugins' sections: the table ends the report
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         if not config.getoption("rule_summary") or hasattr(config, "workerinput"):
             return

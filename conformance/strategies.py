@@ -56,7 +56,7 @@ object_keys = st.one_of(st.text(max_size=10), sized_text(1001, 1200))
 
 def json_values(strings: st.SearchStrategy[str] | None = None) -> st.SearchStrategy[Any]:
     """Any JSON value, nested, with strings from ``strings``."""
-    leaves = st.one_of(json_scalars, strings or arg_strings())
+    leaves = st.one_of(json_scalars, arg_strings() if strings is None else strings)
     return st.recursive(
         leaves,
         lambda inner: st.one_of(

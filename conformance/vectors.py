@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ._paths import fixtures_dir
+from .oracle import normalise_numbers
 
 PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
 _TOOL_CALL_LINE = re.compile(r"^\[tool_call: (?P<name>.*?) (?P<args>\{.*\})\]$")
@@ -96,16 +97,6 @@ def fill(value: Any, strings: Mapping[str, str]) -> Any:
     return value
 
 
-def _number_as_float64(value: Any) -> Any:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, dict):
-        return {key: _number_as_float64(item) for key, item in value.items()}
-    return [_number_as_float64(item) for item in value]
-
-
 def canonical_tool_calls(content: str) -> str:
     """Rewrite each tool-call line with its arguments in one canonical JSON form (for semantic comparison)."""
     lines = content.split("\n")
@@ -117,7 +108,7 @@ def canonical_tool_calls(content: str) -> str:
             arguments = json.loads(match["args"])
         except ValueError:
             continue
-        canonical = json.dumps(_number_as_float64(arguments), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        canonical = json.dumps(normalise_numbers(arguments), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         lines[index] = f"[tool_call: {match['name']} {canonical}]"
     return "\n".join(lines)
 

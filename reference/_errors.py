@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 
 class AdvisorInputError(ValueError):
     """Input that does not fit the model; ``at`` names the offending field.
@@ -22,3 +25,10 @@ class AdvisorInputError(ValueError):
         if self.at:
             error["at"] = self.at
         return error
+
+
+def reject_unknown_keys(raw: Mapping[str, Any], allowed: frozenset[str], at: str = "") -> None:
+    """Fail on the first key (in sorted order) that ``allowed`` does not hold: nothing is ignored silently."""
+    unknown = sorted(set(raw) - allowed)
+    if unknown:
+        raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=f"{at}.{unknown[0]}" if at else unknown[0])

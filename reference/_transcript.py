@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._errors import AdvisorInputError
+from ._errors import AdvisorInputError, reject_unknown_keys
 from ._text import to_valid_unicode
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -97,9 +97,7 @@ def parse_message(raw: Any, at: str) -> Message:
     """Parse one message; ``at`` is its path for error messages (``transcript[3]``)."""
     if not isinstance(raw, Mapping):
         raise AdvisorInputError(f"must be an object, got {_type_name(raw)}", at=at)
-    unknown = sorted(set(raw) - _MESSAGE_KEYS)
-    if unknown:
-        raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=f"{at}.{unknown[0]}")
+    reject_unknown_keys(raw, _MESSAGE_KEYS, at)
     role = _string(raw, "role", at, required=True)
     if role not in ROLES:
         raise AdvisorInputError(f"must be one of {', '.join(ROLES)}, got {role!r}", at=f"{at}.role")
@@ -143,9 +141,7 @@ def _parse_tool_calls(raw: Any, at: str) -> tuple[ToolCall, ...]:
         item_at = f"{at}[{index}]"
         if not isinstance(item, Mapping):
             raise AdvisorInputError(f"must be an object, got {_type_name(item)}", at=item_at)
-        unknown = sorted(set(item) - _TOOL_CALL_KEYS)
-        if unknown:
-            raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=f"{item_at}.{unknown[0]}")
+        reject_unknown_keys(item, _TOOL_CALL_KEYS, item_at)
         name = _string(item, "name", item_at, required=True)
         if not name:
             raise AdvisorInputError("must not be empty", at=f"{item_at}.name")

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import __version__
-from ._errors import AdvisorInputError
+from ._errors import AdvisorInputError, reject_unknown_keys
 from ._files import LoadedFile
 from ._prompt import RequestBuilder
 from ._strings import REFERENCE_STRINGS
@@ -39,9 +39,7 @@ def _parse_files(raw: Any, builder: RequestBuilder) -> list[LoadedFile]:
         at = f"files[{index}]"
         if not isinstance(item, Mapping):
             raise AdvisorInputError("must be an object", at=at)
-        unknown = sorted(set(item) - _FILE_KEYS)
-        if unknown:
-            raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=f"{at}.{unknown[0]}")
+        reject_unknown_keys(item, _FILE_KEYS, at)
         path = item.get("path")
         if not isinstance(path, str) or not path:
             raise AdvisorInputError("must be a non-empty string", at=f"{at}.path")
@@ -90,9 +88,7 @@ class ReferenceAdapter:
         try:
             if not isinstance(params, Mapping):
                 raise AdvisorInputError("params must be an object")
-            unknown = sorted(set(params) - _SHAPE_KEYS)
-            if unknown:
-                raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=unknown[0])
+            reject_unknown_keys(params, _SHAPE_KEYS)
             if "transcript" not in params:
                 raise AdvisorInputError("is required", at="transcript")
             snapshot = parse_transcript(params["transcript"])

@@ -18,20 +18,20 @@ SPEC_AREAS = {"request", "flatten", "elision", "files", "question", "dedupe", "i
 
 
 @pytest.fixture(scope="module")
-def tested():
+def rule_tests():
     return collect_rule_tests()
 
 
-def test_every_rule_of_a_covered_area_has_a_test(tested):
+def test_every_rule_of_a_covered_area_has_a_test(rule_tests):
     """Each rule of an area the suite covers is carried by at least one collected conformance test."""
-    missing = [rule.id for rule in load_catalogue().covered_rules() if rule.id not in tested]
+    missing = [rule.id for rule in load_catalogue().covered_rules() if rule.id not in rule_tests]
     assert not missing, f"rules of covered areas without a test: {missing}"
 
 
-def test_areas_not_covered_have_no_tests_yet(tested):
+def test_areas_not_covered_have_no_tests_yet(rule_tests):
     """An area marked not covered has no tests; when it gets some, mark it covered so its rules are enforced."""
     catalogue = load_catalogue()
-    early = sorted({rule_id.split(".")[0] for rule_id in tested} - {a for a, area in catalogue.areas.items()
+    early = sorted({rule_id.split(".")[0] for rule_id in rule_tests} - {a for a, area in catalogue.areas.items()
                                                                      if area.covered})
     assert not early, f"areas with tests but covered = false in rules.toml: {early}"
 
@@ -77,14 +77,14 @@ def test_rules_command_prints_id_tab_statement():
     assert [line.split("\t") for line in lines] == [[r.id, r.statement] for r in catalogue.rules.values()]
 
 
-def test_rules_json_lists_every_rule_with_tested_flag(tested):
+def test_rules_json_lists_every_rule_with_tested_flag(rule_tests):
     """`advisor-conformance rules --json` lists every rule with id, area, statement, tag, source and tested."""
     rows = json.loads(_cli("rules", "--json"))
     catalogue = load_catalogue()
     assert [row["id"] for row in rows] == list(catalogue.rules)
     for row in rows:
         rule = catalogue[row["id"]]
-        assert row == {**rule.to_json(), "tested": rule.id in tested}
+        assert row == {**rule.to_json(), "tested": rule.id in rule_tests}
     assert any(row["tested"] for row in rows) and any(not row["tested"] for row in rows)
 
 
