@@ -9,7 +9,18 @@ Public surface (everything else is private and may change):
 * the rules as functions: :func:`elide_text`, :func:`elision_marker`,
   :func:`cap_arguments`, :func:`file_hash`, :func:`decode_utf8`,
   :func:`trim_space`, :func:`go_json`;
-* :class:`AdvisorInputError`, raised for input that does not fit the model.
+* the runtime: :class:`AdvisorRuntime` (one per process: the use counters,
+  the path policy) with :class:`RuntimeConfig`, its per-turn
+  :class:`AdvisorHandler`, the tool (:data:`TOOL_DEFINITION`,
+  :func:`decode_tool_input`), the workspace (:class:`PathPolicy`,
+  :func:`load_files`), budgets (:class:`UseCounter`, :class:`BudgetStore`),
+  sessions and cache keys (:func:`transport_sessions`, :class:`CacheKeyStore`,
+  :func:`new_cache_key`) and the provider boundary (:class:`Provider`,
+  :class:`ProviderRequest`, :class:`ProviderAnswer`, :class:`ProviderError`,
+  :class:`ScriptedProvider`);
+* :class:`AdvisorInputError` (and :class:`FileRefused`), raised for input that
+  does not fit the model and costing no use; :class:`AdvisorCallFailed`,
+  raised when the provider fails after the use was counted.
 
 ``reference.adapter`` answers the conformance contract with all of this.
 """
@@ -21,13 +32,19 @@ __version__ = "0.1.0"
 from collections.abc import Sequence
 
 from ._elision import MAX_TOOL_ARG_STRING_BYTES, cap_arguments, elide_bytes, elide_text, elision_marker
+from ._budget import BudgetStore, UseCounter
 from ._errors import AdvisorInputError
 from ._files import MAX_FILE_BYTES, MAX_FILES, MAX_FILES_TOTAL_BYTES, LoadedFile, file_hash
 from ._gojson import go_json
+from ._handler import AdvisorCallFailed, AdvisorHandler, AdvisorRuntime, RuntimeConfig
 from ._prompt import MAX_QUESTION_BYTES, RequestBuilder
+from ._provider import Provider, ProviderAnswer, ProviderError, ProviderRequest, ScriptedProvider, ScriptedReply
+from ._sessions import CacheKeyStore, new_cache_key, transport_sessions
 from ._strings import REFERENCE_STRINGS, DeclaredStrings
 from ._text import decode_utf8, trim_space
+from ._tool import TOOL_DEFINITION, ToolInput, decode_tool_input
 from ._transcript import Message, RenderedMessage, ToolCall, parse_transcript, transcript_to_json
+from ._workspace import FileRefused, PathPolicy, load_files
 
 
 def build_request(
@@ -41,6 +58,27 @@ def build_request(
 
 
 __all__ = [
+    "TOOL_DEFINITION",
+    "AdvisorCallFailed",
+    "AdvisorHandler",
+    "AdvisorRuntime",
+    "BudgetStore",
+    "CacheKeyStore",
+    "FileRefused",
+    "PathPolicy",
+    "Provider",
+    "ProviderAnswer",
+    "ProviderError",
+    "ProviderRequest",
+    "RuntimeConfig",
+    "ScriptedProvider",
+    "ScriptedReply",
+    "ToolInput",
+    "UseCounter",
+    "decode_tool_input",
+    "load_files",
+    "new_cache_key",
+    "transport_sessions",
     "MAX_FILES",
     "MAX_FILES_TOTAL_BYTES",
     "MAX_FILE_BYTES",

@@ -11,7 +11,7 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ._elision import elide_bytes
+from ._elision import elision_marker
 from ._errors import AdvisorInputError
 from ._text import decode_utf8
 
@@ -42,11 +42,11 @@ class LoadedFile:
         return len(self.data) == self.size
 
 
-def check_file_count(count: int) -> None:
+def check_file_count(count: int, at: str = "files") -> None:
     """Reject more than :data:`MAX_FILES` files (duplicates count)."""
     if count > MAX_FILES:
         raise AdvisorInputError(
-            f"too many files: {count} given, at most {MAX_FILES} allowed", at="files", code="too_many_files"
+            f"too many files: {count} given, at most {MAX_FILES} allowed", at=at, code="too_many_files"
         )
 
 
@@ -56,7 +56,33 @@ def file_hash(data: bytes) -> str:
     return f"{zlib.crc32(normalised):08X}"
 
 
-def cap_file_contents(files: Sequence[LoadedFile], deduped: Sequence[bool] = ()) -> list[bytes | None]:
+@dataclass(frozen=True, slots=True)
+class CappedContent:
+    """A file's content after the caps: the bytes kept and, when it was cut, the marker that follows them.
+
+    The marker stays apart from the bytes so a capped file is never copied
+    just to append 30 bytes; ``len()`` is the byte length the caps count.
+    """
+
+    kept: bytes
+    marker: str = ""
+
+    def __len__(self) -> int:
+        return len(self.kept) + len(self.marker.encode("utf-8"))
+
+    def cut(self, limit: int) -> CappedContent:
+        """Elide this content to ``limit`` bytes; the new marker's N is this content's length."""
+        total = len(self)
+        if total <= limit:
+            return self
+        if limit <= len(self.kept):
+            kept = self.kept[:limit]
+        else:
+            kept = self.kept + self.marker.encode("utf-8")[: limit - len(self.kept)]
+        return CappedContent(kept, elision_marker(total))
+
+
+def cap_file_contents(files: Sequence[LoadedFile], deduped: Sequence[bool] = ()) -> list[CappedContent | None]:
     """Apply the per-file cap, then the aggregate cap, in order; ``None`` for a deduped file.
 
     Per file, content over :data:`MAX_FILE_BYTES` becomes its prefix and a
@@ -67,24 +93,40 @@ def cap_file_contents(files: Sequence[LoadedFile], deduped: Sequence[bool] = ())
     deduped file sends no content and takes nothing from ``remaining``.
     """
     remaining = MAX_FILES_TOTAL_BYTES
-    out: list[bytes | None] = []
+    out: list[CappedContent | None] = []
     for index, file in enumerate(files):
         if index < len(deduped) and deduped[index]:
             out.append(None)
             continue
-        content = elide_bytes(file.data, MAX_FILE_BYTES, file.size)
+        content = cap_file(file)
         if len(content) > remaining:
-            content = elide_bytes(content, remaining)
+            content = content.cut(remaining)
         remaining = max(0, remaining - len(content))
         out.append(content)
     return out
 
 
-def render_file(path: str, content: bytes) -> str:
-    """One file block: ``File: <path>``, a fenced block with the content, a blank line."""
-    return f"File: {path}\n```\n{decode_utf8(content)}\n```\n\n"
+def cap_file(file: LoadedFile) -> CappedContent:
+    """The per-file cap: over :data:`MAX_FILE_BYTES` (by true size), the prefix and a marker with the true size."""
+    if file.size <= MAX_FILE_BYTES:
+        return CappedContent(file.data)
+    return CappedContent(file.data[:MAX_FILE_BYTES], elision_marker(file.size))
 
 
-def render_deduped_file(path: str, notice: str) -> str:
+def file_block_parts(path: str, content: CappedContent) -> tuple[str, ...]:
+    """The pieces of one file block: ``File: <path>``, a fenced block with the content, a blank line.
+
+    Pieces, so the whole final message is joined once: a 32 KiB file is then
+    never copied into an intermediate block.
+    """
+    return (f"File: {path}\n```\n", decode_utf8(content.kept), content.marker, "\n```\n\n")
+
+
+def render_file(path: str, content: CappedContent) -> str:
+    """One file block as a string."""
+    return "".join(file_block_parts(path, content))
+
+
+def deduped_block_parts(path: str, notice: str) -> tuple[str, ...]:
     """A deduped file block: ``File: <path>``, the notice that says where the content is, a blank line."""
-    return f"File: {path}\n{notice}\n\n"
+    return (f"File: {path}\n{notice}\n\n",)

@@ -12,7 +12,14 @@ from typing import Any
 
 from ._dedupe import dedupe_flags
 from ._elision import MAX_TOOL_ARG_STRING_BYTES, cap_arguments, elide_text
-from ._files import LoadedFile, cap_file_contents, check_file_count, render_deduped_file, render_file
+from ._files import (
+    CappedContent,
+    LoadedFile,
+    cap_file_contents,
+    check_file_count,
+    deduped_block_parts,
+    file_block_parts,
+)
 from ._flatten import render_assistant, render_tool_result
 from ._gojson import go_json
 from ._strings import REFERENCE_STRINGS, DeclaredStrings
@@ -46,9 +53,9 @@ class RequestBuilder:
         messages.append(RenderedMessage("user", final))
         return messages
 
-    def final_message(self, in_flight_block: str, files_block: str, question_block: str) -> str:
-        """The trailing user message: in-flight block, files, question, request for guidance."""
-        return in_flight_block + files_block + question_block + self.strings.guidance_request
+    def final_message(self, in_flight_block: str, file_blocks: Sequence[str], question_block: str) -> str:
+        """The trailing user message: in-flight block, files, question, request for guidance, joined once."""
+        return "".join([in_flight_block, *file_blocks, question_block, self.strings.guidance_request])
 
     # -- in-flight message -------------------------------------------------
 
@@ -99,29 +106,29 @@ class RequestBuilder:
 
     # -- files and question --------------------------------------------------
 
-    def check_file_count(self, count: int) -> None:
+    def check_file_count(self, count: int, at: str = "files") -> None:
         """More than 8 files is an error (duplicates count)."""
-        check_file_count(count)
+        check_file_count(count, at)
 
-    def render_files(self, files: Sequence[LoadedFile], snapshot: Sequence[Message]) -> str:
-        """All file blocks, in order, after dedupe and the caps."""
+    def render_files(self, files: Sequence[LoadedFile], snapshot: Sequence[Message]) -> list[str]:
+        """The pieces of all file blocks, in order, after dedupe and the caps."""
         if not files:
-            return ""
+            return []
         deduped = self.dedupe(files, snapshot)
         contents = self.cap_files(files, deduped)
-        blocks = []
+        parts: list[str] = []
         for file, content in zip(files, contents, strict=True):
             if content is None:
-                blocks.append(render_deduped_file(file.path, self.strings.deduped_file_notice))
+                parts.extend(deduped_block_parts(file.path, self.strings.deduped_file_notice))
             else:
-                blocks.append(render_file(file.path, content))
-        return "".join(blocks)
+                parts.extend(file_block_parts(file.path, content))
+        return parts
 
     def dedupe(self, files: Sequence[LoadedFile], snapshot: Sequence[Message]) -> list[bool]:
         """Which files are sent without content because the snapshot holds a matching full read."""
         return dedupe_flags(files, snapshot, self.strings.line_truncation_marker)
 
-    def cap_files(self, files: Sequence[LoadedFile], deduped: Sequence[bool]) -> list[bytes | None]:
+    def cap_files(self, files: Sequence[LoadedFile], deduped: Sequence[bool]) -> list[CappedContent | None]:
         """The per-file and aggregate caps; ``None`` for deduped files."""
         return cap_file_contents(files, deduped)
 

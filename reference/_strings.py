@@ -11,7 +11,11 @@ from dataclasses import asdict, dataclass
 
 @dataclass(frozen=True, slots=True)
 class DeclaredStrings:
-    """Implementation-defined text of the advisor request and the read tool."""
+    """Implementation-defined text of the advisor request, its notes and the read tool.
+
+    ``budget_spent`` is a template: ``{used}`` and ``{max}`` are replaced by
+    the counts.
+    """
 
     system_prompt: str
     guidance_request: str
@@ -19,6 +23,9 @@ class DeclaredStrings:
     advisor_note_prefix: str
     deduped_file_notice: str
     line_truncation_marker: str
+    budget_spent: str
+    no_content_note: str
+    token_limit_note: str
 
     def to_json(self) -> dict[str, str]:
         return asdict(self)
@@ -41,4 +48,12 @@ REFERENCE_STRINGS = DeclaredStrings(
         "(content not repeated: identical to the latest full read of this file in the conversation above)"
     ),
     line_truncation_marker="\u2026[line truncated]",
+    budget_spent=(
+        "The advisor budget for this run is spent ({used}/{max} uses). Carry on with your own judgement; "
+        "the advisor will not answer again in this run."
+    ),
+    no_content_note="The advisor returned no content. Carry on with your own judgement.",
+    token_limit_note=(
+        "[The advisor's answer was cut off at its token limit; raise the advisor's max_tokens for complete answers.]"
+    ),
 )

@@ -10,19 +10,24 @@ from __future__ import annotations
 
 import base64
 import binascii
+import copy
 from collections.abc import Mapping
 from typing import Any
 
 from . import __version__
 from ._errors import AdvisorInputError, reject_unknown_keys
 from ._files import LoadedFile
+from ._handler import AdvisorRuntime
 from ._prompt import RequestBuilder
+from ._scenario import run_scenario
 from ._strings import REFERENCE_STRINGS
 from ._text import to_valid_unicode
+from ._tool import TOOL_DEFINITION
 from ._transcript import parse_transcript
 
 PROTOCOL_VERSION = 1
-AREAS = ("transcript", "request", "flatten", "elision", "files", "question", "dedupe", "inflight")
+AREAS = ("transcript", "request", "flatten", "elision", "files", "question", "dedupe", "inflight", "tool",
+         "workspace", "handler", "budget", "transport")
 
 _SHAPE_KEYS = frozenset({"transcript", "question", "files"})
 _FILE_KEYS = frozenset({"path", "content", "content_base64", "size"})
@@ -69,6 +74,7 @@ class ReferenceAdapter:
     """Answers the conformance operations with the reference implementation."""
 
     name = "reference"
+    runtime_class = AdvisorRuntime
 
     def __init__(self, builder: RequestBuilder | None = None) -> None:
         self.builder = builder or RequestBuilder(REFERENCE_STRINGS)
@@ -81,7 +87,7 @@ class ReferenceAdapter:
             "protocol": PROTOCOL_VERSION,
             "areas": list(AREAS),
             "strings": self.builder.strings.to_json(),
-            "options": {"args_json": "origin"},
+            "options": {"args_json": "origin", "confinement": True},
         }
 
     def shape(self, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -100,6 +106,15 @@ class ReferenceAdapter:
         except AdvisorInputError as error:
             return {"error": error.to_json()}
         return {"messages": [message.to_json() for message in messages]}
+
+    def tool_definition(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return copy.deepcopy(TOOL_DEFINITION)
+
+    def scenario(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            return run_scenario(params, self.builder, self.runtime_class)
+        except AdvisorInputError as error:
+            return {"error": error.to_json()}
 
 
 adapter = ReferenceAdapter()

@@ -1,0 +1,59 @@
+"""The use budget: one counter per runtime, and a store of counters for child agents."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+#: ORIGIN defaults: three uses per run for the main agent, one per child agent.
+DEFAULT_MAX_USES = 3
+DEFAULT_CHILD_MAX_USES = 1
+
+
+@dataclass(frozen=True, slots=True)
+class UseGrant:
+    """The outcome of asking for a use: granted, and the count after the request (``used``/``limit``)."""
+
+    granted: bool
+    used: int
+    limit: int
+
+
+class UseCounter:
+    """A cap on advisor uses, shared by every handler built for the same agent; atomic under threads."""
+
+    def __init__(self, limit: int) -> None:
+        if limit < 0:
+            raise ValueError("the use cap cannot be negative")
+        self.limit = limit
+        self._used = 0
+        self._lock = threading.Lock()
+
+    @property
+    def used(self) -> int:
+        with self._lock:
+            return self._used
+
+    def take(self) -> UseGrant:
+        """Count one use if the cap allows it; past the cap nothing changes."""
+        with self._lock:
+            if self._used >= self.limit:
+                return UseGrant(False, self._used, self.limit)
+            self._used += 1
+            return UseGrant(True, self._used, self.limit)
+
+
+class BudgetStore:
+    """Counters for child agents, keyed by agent id: the same id gets the same counter."""
+
+    def __init__(self, limit: int = DEFAULT_CHILD_MAX_USES) -> None:
+        self.limit = limit
+        self._counters: dict[str, UseCounter] = {}
+        self._lock = threading.Lock()
+
+    def counter(self, agent_id: str) -> UseCounter:
+        with self._lock:
+            counter = self._counters.get(agent_id)
+            if counter is None:
+                counter = self._counters[agent_id] = UseCounter(self.limit)
+            return counter

@@ -1,0 +1,171 @@
+"""The advisor runtime and its handler: from a tool call to the note returned to the main agent.
+
+One :class:`AdvisorRuntime` lives as long as the process's agent runtime. It
+owns the main agent's use counter and the store of child agents' counters, so
+every handler built from it (a new one each turn, in every conversation)
+counts against the same cap. A handler handles a call in this order:
+
+1. decode the tool input (a wrong type is an error);
+2. take the live snapshot (none is an error);
+3. check the file count (more than 8 is an error, before any file is read);
+4. load the files under the path policy (a refused file is an error);
+5. count the use (past the cap: the budget-spent note, no provider call);
+6. build the request (dedupe against the snapshot happens here);
+7. call the provider (a failure is an error; the use stays counted);
+8. make the note: the answer trimmed, a no-content note when it is empty,
+   and a token-limit note appended when it stopped on the token limit.
+
+Errors before step 5 consume no use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ._budget import DEFAULT_CHILD_MAX_USES, DEFAULT_MAX_USES, BudgetStore, UseCounter
+from ._errors import AdvisorInputError
+from ._prompt import RequestBuilder
+from ._provider import Provider, ProviderAnswer, ProviderError, ProviderRequest
+from ._sessions import CacheKeyStore, cache_key_for_handler, transport_sessions
+from ._strings import REFERENCE_STRINGS, DeclaredStrings
+from ._text import trim_space
+from ._tool import TOOL_DEFINITION, decode_tool_input
+from ._transcript import Message
+from ._workspace import FileRefused, PathPolicy, load_files
+
+
+class AdvisorCallFailed(Exception):
+    """The provider call failed after the use was counted; the use stays consumed."""
+
+    code = "provider_error"
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": str(self)}
+
+
+@dataclass(frozen=True)
+class RuntimeConfig:
+    """Settings of one advisor runtime."""
+
+    model: str = "advisor-model"
+    max_tokens: int = 4096
+    reasoning: str | None = None
+    max_uses_per_run: int = DEFAULT_MAX_USES
+    child_max_uses: int = DEFAULT_CHILD_MAX_USES
+    session_id: str | None = None
+    work_dir: str | None = None
+    blocked_paths: tuple[str, ...] = ()
+    confine_to_work_dir: bool = False
+
+
+class AdvisorRuntime:
+    """The process-lifetime state behind every advisor handler."""
+
+    def __init__(
+        self,
+        config: RuntimeConfig,
+        provider: Provider,
+        *,
+        cache_keys: CacheKeyStore | None = None,
+        builder: RequestBuilder | None = None,
+    ) -> None:
+        self.config = config
+        self.provider = provider
+        self.cache_keys = cache_keys
+        self.builder = builder or RequestBuilder(REFERENCE_STRINGS)
+        self.counter = UseCounter(config.max_uses_per_run)
+        self.children = BudgetStore(config.child_max_uses)
+        self.policy = (
+            PathPolicy(config.work_dir, tuple(config.blocked_paths), config.confine_to_work_dir)
+            if config.work_dir
+            else None
+        )
+
+    @property
+    def strings(self) -> DeclaredStrings:
+        return self.builder.strings
+
+    def tools(self) -> list[Mapping[str, Any]]:
+        """The tool list offered to an agent: the advisor stays registered, whatever the budget."""
+        return [TOOL_DEFINITION]
+
+    def counter_for(self, agent_id: str | None) -> UseCounter:
+        """The main agent's counter, or the child agent's from the store."""
+        return self.counter if agent_id is None else self.children.counter(agent_id)
+
+    def new_handler(self, agent_id: str | None = None) -> AdvisorHandler:
+        """The handler of one turn of the main agent (``agent_id`` None) or of a child agent."""
+        transport, parent = transport_sessions(self.config.session_id, sub_agent=agent_id is not None)
+        return AdvisorHandler(
+            runtime=self,
+            counter=self.counter_for(agent_id),
+            cache_key=cache_key_for_handler(self.cache_keys),
+            transport_session=transport,
+            parent_session=parent,
+        )
+
+
+@dataclass
+class AdvisorHandler:
+    """Handles advisor calls of one turn."""
+
+    runtime: AdvisorRuntime
+    counter: UseCounter
+    cache_key: str
+    transport_session: str | None
+    parent_session: str | None
+
+    def handle(self, raw_input: Any, snapshot: Sequence[Message] | None) -> str:
+        """The note for one advisor call; raises AdvisorInputError (no use) or AdvisorCallFailed (use spent)."""
+        runtime, builder = self.runtime, self.runtime.builder
+        tool_input = decode_tool_input(raw_input)
+        if snapshot is None:
+            raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
+                                    code="missing_snapshot")
+        builder.check_file_count(len(tool_input.files), at="input.files")
+        files = []
+        if tool_input.files:
+            if runtime.policy is None:
+                raise FileRefused("file access is not configured for the advisor", at="input.files")
+            files = load_files(runtime.policy, tool_input.files)
+
+        grant = self.counter.take()
+        if not grant.granted:
+            return budget_spent_note(runtime.strings, grant.used, grant.limit)
+
+        messages = builder.build(snapshot, tool_input.question, files)
+        config = runtime.config
+        request = ProviderRequest(
+            model=config.model,
+            messages=tuple(messages),
+            max_tokens=config.max_tokens,
+            reasoning=config.reasoning,
+            stream=config.reasoning is not None,
+            prompt_cache_key=self.cache_key,
+            transport_session=self.transport_session,
+            parent_session=self.parent_session,
+        )
+        try:
+            answer = runtime.provider.complete(request)
+        except ProviderError as exc:
+            raise AdvisorCallFailed(f"the advisor call failed: {exc}", status=exc.status) from exc
+        return make_note(runtime.strings, answer)
+
+
+def budget_spent_note(strings: DeclaredStrings, used: int, limit: int) -> str:
+    """The normal tool result past the cap: the declared note with used/max filled in."""
+    return strings.budget_spent.replace("{used}", str(used)).replace("{max}", str(limit))
+
+
+def make_note(strings: DeclaredStrings, answer: ProviderAnswer) -> str:
+    """The answer trimmed; the no-content note when it is empty; the token-limit note when it was cut."""
+    note = trim_space(answer.text) or strings.no_content_note
+    if answer.finish_reason == "length":
+        note += "\n\n" + strings.token_limit_note
+    return note

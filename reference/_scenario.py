@@ -1,0 +1,233 @@
+"""The ``scenario`` operation: a runtime, a script of advisor calls, and what came of them.
+
+Params (JSON)::
+
+    {"runtime": {"session_id", "max_uses_per_run", "child_max_uses", "model", "max_tokens",
+                 "reasoning", "blocked_paths", "confine_to_work_dir",
+                 "cache_key_store": null | {"<slot>": "<key>"}},
+     "work_dir": "/absolute/path",              # optional: where caller files are read
+     "steps": [{"call": CALL} | {"concurrent": [CALL, ...]} | {"tools": {"agent": ...}}]}
+
+    CALL = {"agent": null | "<child id>", "conversation": 1, "turn": 1,
+            "input": {...tool input...}, "snapshot": [...] | null,
+            "provider": [{"answer": "...", "finish_reason": "stop", "delay_ms": 0}
+                         | {"error": "...", "status": 500, "delay_ms": 0}]}
+
+A handler is built for each distinct (agent, conversation, turn), from one
+runtime that lives through the whole scenario. Each call's provider replies
+are its own, so concurrent calls stay deterministic. The answer::
+
+    {"calls": [{"result": "note"} | {"error": {"code", "message", "at"}}],   # in script order
+     "tools": [["advisor", ...]],                                            # one per tools step
+     "provider_requests": [{"call": <index>, "model", "messages", "tools", ...}]}
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._errors import AdvisorInputError, reject_unknown_keys
+from ._handler import AdvisorCallFailed, AdvisorHandler, AdvisorRuntime, RuntimeConfig
+from ._prompt import RequestBuilder
+from ._provider import ProviderAnswer, ProviderError, ProviderRequest, ScriptedReply
+from ._sessions import CacheKeyStore
+from ._transcript import Message, parse_transcript
+
+_PARAMS = frozenset({"runtime", "work_dir", "steps"})
+_RUNTIME = frozenset({"session_id", "max_uses_per_run", "child_max_uses", "model", "max_tokens", "reasoning",
+                      "blocked_paths", "confine_to_work_dir", "cache_key_store"})
+_CALL = frozenset({"agent", "conversation", "turn", "input", "snapshot", "provider"})
+_REPLY = frozenset({"answer", "finish_reason", "error", "status", "delay_ms"})
+
+
+def _get(raw: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, at: str) -> Any:
+    value = raw.get(key, default)
+    if value is default:
+        return value
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise AdvisorInputError(f"must be {names}", at=f"{at}.{key}")
+    return value
+
+
+def _object(raw: Any, at: str) -> Mapping[str, Any]:
+    if not isinstance(raw, Mapping):
+        raise AdvisorInputError("must be an object", at=at)
+    return raw
+
+
+def _config(raw: Any, work_dir: str | None) -> tuple[RuntimeConfig, CacheKeyStore | None]:
+    raw = _object(raw if raw is not None else {}, "runtime")
+    reject_unknown_keys(raw, _RUNTIME, "runtime")
+    defaults = RuntimeConfig()
+    blocked = _get(raw, "blocked_paths", list, [], "runtime")
+    if not all(isinstance(path, str) for path in blocked):
+        raise AdvisorInputError("must be an array of strings", at="runtime.blocked_paths")
+    config = RuntimeConfig(
+        model=_get(raw, "model", str, defaults.model, "runtime"),
+        max_tokens=_get(raw, "max_tokens", int, defaults.max_tokens, "runtime"),
+        reasoning=_get(raw, "reasoning", (str, type(None)), None, "runtime"),
+        max_uses_per_run=_get(raw, "max_uses_per_run", int, defaults.max_uses_per_run, "runtime"),
+        child_max_uses=_get(raw, "child_max_uses", int, defaults.child_max_uses, "runtime"),
+        session_id=_get(raw, "session_id", (str, type(None)), None, "runtime"),
+        work_dir=work_dir,
+        blocked_paths=tuple(blocked),
+        confine_to_work_dir=_get(raw, "confine_to_work_dir", bool, False, "runtime"),
+    )
+    if config.max_uses_per_run < 0 or config.child_max_uses < 0:
+        raise AdvisorInputError("use caps cannot be negative", at="runtime")
+    store_raw = raw.get("cache_key_store")
+    store = None
+    if store_raw is not None:
+        store_raw = _object(store_raw, "runtime.cache_key_store")
+        if not all(isinstance(key, str) for key in store_raw.values()):
+            raise AdvisorInputError("keys must be strings", at="runtime.cache_key_store")
+        store = CacheKeyStore(dict(store_raw))
+    return config, store
+
+
+@dataclass
+class _Call:
+    index: int
+    agent: str | None
+    handler_key: tuple[str | None, int, int]
+    input: Any
+    snapshot: tuple[Message, ...] | None
+    replies: list[ScriptedReply]
+
+
+def _reply(raw: Any, at: str) -> ScriptedReply:
+    raw = _object(raw, at)
+    reject_unknown_keys(raw, _REPLY, at)
+    delay = _get(raw, "delay_ms", int, 0, at) / 1000
+    if "error" in raw:
+        return ScriptedReply(error=_get(raw, "error", str, "", at), status=_get(raw, "status", int, None, at),
+                             delay_s=delay)
+    return ScriptedReply(text=_get(raw, "answer", str, "", at),
+                         finish_reason=_get(raw, "finish_reason", str, "stop", at), delay_s=delay)
+
+
+def _call(raw: Any, index: int, at: str) -> _Call:
+    raw = _object(raw, at)
+    reject_unknown_keys(raw, _CALL, at)
+    if "snapshot" not in raw:
+        raise AdvisorInputError("is required (null for a missing snapshot)", at=f"{at}.snapshot")
+    snapshot = None if raw["snapshot"] is None else parse_transcript(raw["snapshot"], at=f"{at}.snapshot")
+    agent = _get(raw, "agent", (str, type(None)), None, at)
+    conversation = _get(raw, "conversation", int, 1, at)
+    turn = _get(raw, "turn", int, 1, at)
+    replies = [_reply(item, f"{at}.provider[{i}]") for i, item in enumerate(_get(raw, "provider", list, [], at))]
+    return _Call(index, agent, (agent, conversation, turn), raw.get("input", {}), snapshot, replies)
+
+
+class _ScenarioProvider:
+    """Routes each provider request to the replies of the call that made it, and records it."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self.requests: list[tuple[int, ProviderRequest]] = []
+
+    def serve(self, call: _Call) -> None:
+        self._local.call = call
+
+    def complete(self, request: ProviderRequest) -> ProviderAnswer:
+        call: _Call = self._local.call
+        with self._lock:
+            self.requests.append((call.index, request))
+            reply = call.replies.pop(0) if call.replies else None
+        if reply is None:
+            raise ProviderError("no scripted provider reply is left for this call")
+        if reply.delay_s:
+            threading.Event().wait(reply.delay_s)
+        if reply.error is not None:
+            raise ProviderError(reply.error, status=reply.status)
+        return ProviderAnswer(reply.text, reply.finish_reason)
+
+
+@dataclass
+class _Run:
+    runtime: AdvisorRuntime
+    provider: _ScenarioProvider
+    handlers: dict[tuple[str | None, int, int], AdvisorHandler] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def handler(self, call: _Call) -> AdvisorHandler:
+        with self.lock:
+            handler = self.handlers.get(call.handler_key)
+            if handler is None:
+                handler = self.handlers[call.handler_key] = self.runtime.new_handler(call.agent)
+            return handler
+
+    def perform(self, call: _Call) -> dict[str, Any]:
+        handler = self.handler(call)
+        self.provider.serve(call)
+        try:
+            return {"result": handler.handle(call.input, call.snapshot)}
+        except (AdvisorInputError, AdvisorCallFailed) as error:
+            return {"error": error.to_json()}
+
+
+def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[AdvisorRuntime] = AdvisorRuntime
+                 ) -> dict[str, Any]:
+    """Run a scenario; malformed params raise :class:`AdvisorInputError` naming the field."""
+    params = _object(params, "params")
+    reject_unknown_keys(params, _PARAMS)
+    work_dir = _get(params, "work_dir", str, None, "params")
+    if work_dir is not None and not os.path.isabs(work_dir):
+        raise AdvisorInputError("must be an absolute path", at="work_dir")
+    config, store = _config(params.get("runtime"), work_dir)
+
+    steps = _get(params, "steps", list, None, "params")
+    if steps is None:
+        raise AdvisorInputError("is required", at="steps")
+    plan: list[tuple[str, Any]] = []
+    count = 0
+    for i, raw in enumerate(steps):
+        at = f"steps[{i}]"
+        step = _object(raw, at)
+        if len(step) != 1 or next(iter(step)) not in ("call", "concurrent", "tools"):
+            raise AdvisorInputError("a step is one of {call}, {concurrent}, {tools}", at=at)
+        kind, body = next(iter(step.items()))
+        if kind == "call":
+            plan.append(("call", _call(body, count, f"{at}.call")))
+            count += 1
+        elif kind == "concurrent":
+            if not isinstance(body, list):
+                raise AdvisorInputError("must be an array of calls", at=f"{at}.concurrent")
+            calls = [_call(item, count + j, f"{at}.concurrent[{j}]") for j, item in enumerate(body)]
+            plan.append(("concurrent", calls))
+            count += len(calls)
+        else:
+            plan.append(("tools", _get(_object(body, f"{at}.tools"), "agent", (str, type(None)), None, f"{at}.tools")))
+
+    provider = _ScenarioProvider()
+    run = _Run(runtime_class(config, provider, cache_keys=store, builder=builder), provider)
+    results: list[dict[str, Any] | None] = [None] * count
+    tool_lists: list[list[str]] = []
+    for kind, body in plan:
+        if kind == "call":
+            results[body.index] = run.perform(body)
+        elif kind == "concurrent":
+            if body:
+                start = threading.Barrier(len(body))
+
+                def perform(call: _Call, start: threading.Barrier = start) -> dict[str, Any]:
+                    start.wait()
+                    return run.perform(call)
+
+                with ThreadPoolExecutor(max_workers=len(body)) as pool:
+                    for call, result in zip(body, pool.map(perform, body), strict=True):
+                        results[call.index] = result
+        else:
+            tool_lists.append([tool["name"] for tool in run.runtime.tools()])
+    return {
+        "calls": results,
+        "tools": tool_lists,
+        "provider_requests": [{"call": index, **request.to_json()} for index, request in provider.requests],
+    }

@@ -1,0 +1,45 @@
+"""Transport sessions and prompt-cache keys of advisor requests."""
+
+from __future__ import annotations
+
+import secrets
+import threading
+
+CACHE_KEY_SLOT = "advisor"
+
+
+def transport_sessions(session_id: str | None, *, sub_agent: bool) -> tuple[str | None, str | None]:
+    """``(transport session, parent session)`` of an advisor call.
+
+    The main agent's advisor uses ``<session>-advisor``; every sub-agent's
+    advisor shares ``<session>-subagent-advisor``, so it never shares or
+    retires the parent advisor's pooled transport. Both have the parent
+    ``<session>``. With no session id, no transport session is set.
+    """
+    if not session_id:
+        return None, None
+    suffix = "-subagent-advisor" if sub_agent else "-advisor"
+    return session_id + suffix, session_id
+
+
+def new_cache_key() -> str:
+    """A fresh prompt-cache key: 32 lower-case hex digits from 16 random bytes."""
+    return secrets.token_hex(16)
+
+
+class CacheKeyStore:
+    """Process-lifetime cache keys, one per slot; a slot without a key answers the empty string."""
+
+    def __init__(self, keys: dict[str, str] | None = None) -> None:
+        self._keys = dict(keys or {})
+        self._lock = threading.Lock()
+
+    def key(self, slot: str) -> str:
+        with self._lock:
+            return self._keys.get(slot, "")
+
+
+def cache_key_for_handler(store: CacheKeyStore | None) -> str:
+    """The store's key for the advisor slot, or a key of the handler's own when there is none."""
+    key = store.key(CACHE_KEY_SLOT) if store is not None else ""
+    return key or new_cache_key()
