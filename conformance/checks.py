@@ -34,12 +34,14 @@ def show(value: Any, limit: int = _LONG) -> str:
 
 
 def violation(rules: str | Iterable[str], what: str, *, input: Any = _MISSING, expected: Any = _MISSING,
-              actual: Any = _MISSING) -> RuleViolation:
-    """Build the failure: ``[rule.id] what``, then the input, the expected and the actual value."""
+              actual: Any = _MISSING, answer: Any = _MISSING) -> RuleViolation:
+    """Build the failure: ``[rule.id] what``, then the input, the answer, the expected and the actual value."""
     ids = [rules] if isinstance(rules, str) else list(rules)
     lines = [f"[{', '.join(ids)}] {what}"]
     if input is not _MISSING:
         lines.append("input: " + show(input).replace("\n", "\n  "))
+    if answer is not _MISSING:
+        lines.append("answer: " + show(answer).replace("\n", "\n  "))
     if isinstance(expected, str) and isinstance(actual, str) and max(len(expected), len(actual)) > 2 * _LONG:
         lines.extend(_string_difference(expected, actual))
     else:
@@ -61,13 +63,19 @@ def _string_difference(expected: str, actual: str) -> list[str]:
     ]
 
 
-def check(condition: bool, rules: str | Iterable[str], what: str, **context: Any) -> None:
+def check(condition: bool, rules: str | Iterable[str], what: str, /, **context: Any) -> None:
     """Fail with a :class:`RuleViolation` naming ``rules`` unless ``condition`` holds."""
     if not condition:
         raise violation(rules, what, **context)
 
 
-def check_equal(actual: Any, expected: Any, rules: str | Iterable[str], what: str, **context: Any) -> None:
-    """Fail naming ``rules`` unless ``actual == expected``; the message shows both."""
-    if actual != expected:
-        raise violation(rules, what, expected=expected, actual=actual, **context)
+def check_equal(value: Any, expected: Any, rules: str | Iterable[str], what: str, /, **context: Any) -> None:
+    """Fail naming ``rules`` unless ``actual == expected``; the message shows both.
+
+    An ``actual=`` in ``context`` (the whole answer the value came from) is
+    shown as the answer.
+    """
+    if value != expected:
+        if "actual" in context:
+            context["answer"] = context.pop("actual")
+        raise violation(rules, what, expected=expected, actual=value, **context)

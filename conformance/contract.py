@@ -6,8 +6,12 @@ returns one JSON object; a failure the spec calls an error is answered as
 ``{"error": {"code": ..., "message": ..., "at": ...}}``, never raised. The
 operations and their JSON Schemas are in ``schema/protocol-v1.json``:
 
-``describe``  ``{}`` → name, version, language, protocol, areas, declared strings, options.
-``shape``     a snapshot, a question and loaded files → the messages of the advisor request.
+``describe``         ``{}`` → name, version, language, protocol, areas, declared strings, options.
+``shape``            a snapshot, a question and loaded files → the messages of the advisor request.
+``tool_definition``  ``{}`` → the advisor tool as offered to the model (name, description, input schema).
+``scenario``         a runtime, a working directory and a script of calls (main or child agent, turn,
+                     conversation, tool input, snapshot, scripted provider replies) → each call's
+                     note or error, the tool lists, and every provider-neutral request made.
 
 A Python adapter is any object with one method per operation, each taking
 the params ``dict`` and returning the result ``dict``. The in-process
@@ -30,7 +34,7 @@ import jsonschema
 from ._paths import SCHEMA_DIR
 
 PROTOCOL_VERSION = 1
-OPERATIONS = ("describe", "shape")
+OPERATIONS = ("describe", "shape", "tool_definition", "scenario")
 BUILTIN_TARGETS = {"reference": "reference.adapter:adapter"}
 
 
