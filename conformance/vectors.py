@@ -27,7 +27,8 @@ from typing import Any
 from ._paths import fixtures_dir
 from .oracle import normalise_numbers
 
-PLACEHOLDER = re.compile(r"\{\{([a-z_]+)\}\}")
+PLACEHOLDER = re.compile(r"\{\{([a-z_]+)(?::(\d+):(\d+))?\}\}")
+HEX32 = re.compile(r"^[0-9a-f]{32}$")
 _TOOL_CALL_LINE = re.compile(r"^\[tool_call: (?P<name>.*?) (?P<args>\{.*\})\]$")
 
 
@@ -45,6 +46,7 @@ class Case:
     input: Any
     expect: Any
     requires: Mapping[str, str]
+    workspace: Mapping[str, Any] | None = None
 
     @property
     def key(self) -> str:
@@ -55,6 +57,8 @@ def expand(value: Any, where: str = "") -> Any:
     """Expand ``$repeat`` and ``$concat`` macros, recursively."""
     if isinstance(value, dict):
         macros = [key for key in value if key.startswith("$")]
+        if macros == ["$hex32"] and len(value) == 1:
+            return value  # a matcher of the expected side, resolved by difference()
         if macros:
             if len(value) != 1:
                 raise VectorError(f"{where}: a macro object has exactly one key, got {sorted(value)}")
@@ -81,12 +85,14 @@ def expand(value: Any, where: str = "") -> Any:
 
 
 def fill(value: Any, strings: Mapping[str, str]) -> Any:
-    """Replace ``{{name}}`` placeholders by the declared strings."""
+    """Replace ``{{name}}`` placeholders by the declared strings (``{{budget_spent:U:M}}`` fills in used/max)."""
     if isinstance(value, str):
         def replace(match: re.Match[str]) -> str:
             name = match[1]
             if name not in strings:
                 raise VectorError(f"unknown placeholder {{{{{name}}}}}")
+            if match[2] is not None:
+                return strings[name].replace("{used}", match[2]).replace("{max}", match[3])
             return strings[name]
 
         return PLACEHOLDER.sub(replace, value)
@@ -113,6 +119,52 @@ def canonical_tool_calls(content: str) -> str:
     return "\n".join(lines)
 
 
+def difference(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str, str], path: str = "answer"
+               ) -> str | None:
+    """Where ``actual`` first departs from ``expected``, or None.
+
+    * ``{"$hex32": "label"}`` matches a fresh cache key (32 lower-case hex
+      digits); every place with the same label holds the same key, and
+      different labels hold different keys.
+    * Under an ``error`` key, only the fields the vector gives are compared
+      (usually just ``code``).
+    * Tool-call lines compare as JSON values unless ``exact_args``.
+    """
+    if isinstance(expected, dict) and set(expected) == {"$hex32"}:
+        label = expected["$hex32"]
+        if not (isinstance(actual, str) and HEX32.match(actual)):
+            return f"{path}: expected a fresh key (32 lower-case hex digits), got {actual!r}"
+        if keys.setdefault(label, actual) != actual:
+            return f"{path}: expected the same key as the other {label!r} places ({keys[label]!r}), got {actual!r}"
+        if list(keys.values()).count(actual) > 1:
+            return f"{path}: the key of {label!r} is the same as another label's ({actual!r})"
+        return None
+    if isinstance(expected, dict):
+        if not isinstance(actual, dict):
+            return f"{path}: expected an object, got {actual!r}"
+        names = expected if path.endswith("error") else sorted(set(expected) | set(actual))
+        for name in names:
+            if name not in actual or name not in expected:
+                return f"{path}.{name}: {'missing' if name not in actual else 'not expected'}"
+            found = difference(expected[name], actual[name], exact_args=exact_args, keys=keys, path=f"{path}.{name}")
+            if found:
+                return found
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list) or len(actual) != len(expected):
+            return f"{path}: expected {len(expected)} items, got {len(actual) if isinstance(actual, list) else actual!r}"
+        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            found = difference(want, got, exact_args=exact_args, keys=keys, path=f"{path}[{index}]")
+            if found:
+                return found
+        return None
+    if isinstance(expected, str) and isinstance(actual, str) and not exact_args:
+        expected, actual = canonical_tool_calls(expected), canonical_tool_calls(actual)
+    if expected != actual or type(expected) is not type(actual):
+        return f"{path}: expected {expected!r:.300}, got {actual!r:.300}"
+    return None
+
+
 def load_file(path: Path) -> list[Case]:
     """The cases of one vector file, macros expanded (placeholders stay until the strings are known)."""
     try:
@@ -125,7 +177,7 @@ def load_file(path: Path) -> list[Case]:
     for index, raw in enumerate(data["cases"]):
         where = f"{path.name}: cases[{index}]"
         missing = {"id", "description", "rules", "op", "input", "expect"} - set(raw)
-        extra = set(raw) - {"id", "description", "rules", "op", "input", "expect", "requires"}
+        extra = set(raw) - {"id", "description", "rules", "op", "input", "expect", "requires", "workspace"}
         if missing or extra:
             raise VectorError(f"{where}: missing {sorted(missing)}, unknown {sorted(extra)}")
         if raw["id"] in seen:
@@ -143,6 +195,7 @@ def load_file(path: Path) -> list[Case]:
                 input=expand(raw["input"], f"{where}.input"),
                 expect=expand(raw["expect"], f"{where}.expect"),
                 requires=raw.get("requires", {}),
+                workspace=expand(raw.get("workspace"), f"{where}.workspace"),
             )
         )
     return cases
