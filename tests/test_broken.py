@@ -20,6 +20,11 @@ BROKEN = [
     ("dedupe_on_partial_read", "dedupe.full-read-definition"),
     ("nine_files_allowed", "files.max-count"),
     ("python_replace_decoding", "files.invalid-utf8"),
+    ("budget_per_handler", "budget.shared-counter"),
+    ("child_shares_parent_counter", "budget.child-store"),
+    ("subagent_uses_advisor_session", "transport.subagent-session"),
+    ("store_key_ignored", "transport.cache-key-store"),
+    ("use_on_missing_file", "handler.validation-no-use"),
 ]
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from reference import REFERENCE_STRINGS, RequestBuilder, decode_utf8, elide_bytes, elide_text, file_hash
-from reference._files import MAX_FILE_BYTES, render_deduped_file
+from reference import REFERENCE_STRINGS, RequestBuilder, decode_utf8, elide_text, file_hash
+from reference._files import MAX_FILE_BYTES, cap_file
 from reference._transcript import RenderedMessage
 from reference.adapter import ReferenceAdapter
 
@@ -79,15 +79,15 @@ class QuestionNotTrimmed(RequestBuilder):
 class QuestionBeforeFiles(RequestBuilder):
     """The question comes before the files in the final message."""
 
-    def final_message(self, in_flight_block, files_block, question_block):
-        return in_flight_block + question_block + files_block + self.strings.guidance_request
+    def final_message(self, in_flight_block, file_blocks, question_block):
+        return in_flight_block + question_block + "".join(file_blocks) + self.strings.guidance_request
 
 
 class NoAggregateCap(RequestBuilder):
     """Only the per-file cap is applied; the 96 KiB aggregate is forgotten."""
 
     def cap_files(self, files, deduped):
-        return [None if flag else elide_bytes(f.data, MAX_FILE_BYTES, f.size) for f, flag in zip(files, deduped)]
+        return [None if flag else cap_file(f) for f, flag in zip(files, deduped)]
 
 
 class DedupeOnPartialRead(RequestBuilder):
@@ -108,9 +108,9 @@ class DedupeOnPartialRead(RequestBuilder):
 class NineFilesAllowed(RequestBuilder):
     """The file count check is off by one: nine files pass."""
 
-    def check_file_count(self, count):
+    def check_file_count(self, count, at="files"):
         if count > 9:
-            super().check_file_count(count)
+            super().check_file_count(count, at)
 
 
 class PythonReplaceDecoding(RequestBuilder):
@@ -118,11 +118,11 @@ class PythonReplaceDecoding(RequestBuilder):
 
     def render_files(self, files, snapshot):
         contents = self.cap_files(files, self.dedupe(files, snapshot))
-        return "".join(
-            render_deduped_file(f.path, self.strings.deduped_file_notice) if content is None
-            else f"File: {f.path}\n```\n{content.decode('utf-8', 'replace')}\n```\n\n"
+        return [
+            f"File: {f.path}\n{self.strings.deduped_file_notice}\n\n" if content is None
+            else f"File: {f.path}\n```\n{content.kept.decode('utf-8', 'replace')}{content.marker}\n```\n\n"
             for f, content in zip(files, contents)
-        )
+        ]
 
 
 def _adapter(builder_class):
@@ -149,3 +149,84 @@ no_aggregate_cap = _adapter(NoAggregateCap)
 dedupe_on_partial_read = _adapter(DedupeOnPartialRead)
 nine_files_allowed = _adapter(NineFilesAllowed)
 python_replace_decoding = _adapter(PythonReplaceDecoding)
+
+
+# -- runtime rules ----------------------------------------------------------------------------
+
+from reference._budget import UseCounter  # noqa: E402
+from reference._handler import AdvisorHandler, AdvisorRuntime  # noqa: E402
+from reference._sessions import new_cache_key  # noqa: E402
+from reference._tool import decode_tool_input  # noqa: E402
+from reference._workspace import load_files  # noqa: E402
+
+
+class BudgetPerHandler(AdvisorRuntime):
+    """Each handler (a new one every turn) gets a fresh counter, so the cap resets every turn."""
+
+    def new_handler(self, agent_id=None):
+        handler = super().new_handler(agent_id)
+        handler.counter = UseCounter(handler.counter.limit)
+        return handler
+
+
+class ChildSharesParentCounter(AdvisorRuntime):
+    """Child agents count against the parent's counter."""
+
+    def counter_for(self, agent_id):
+        return self.counter
+
+
+class SubagentUsesAdvisorSession(AdvisorRuntime):
+    """Sub-agent advisors use `<session>-advisor`, sharing the parent's pooled transport."""
+
+    def new_handler(self, agent_id=None):
+        handler = super().new_handler(agent_id)
+        if self.config.session_id:
+            handler.transport_session = self.config.session_id + "-advisor"
+        return handler
+
+
+class StoreKeyIgnored(AdvisorRuntime):
+    """Every handler mints its own key even when the store holds one."""
+
+    def new_handler(self, agent_id=None):
+        handler = super().new_handler(agent_id)
+        handler.cache_key = new_cache_key()
+        return handler
+
+
+class UseCountedBeforeFiles(AdvisorHandler):
+    """The use is counted before the files are loaded, so a missing file costs a use."""
+
+    def handle(self, raw_input, snapshot):
+        tool_input = decode_tool_input(raw_input)
+        if tool_input.files and self.runtime.policy is not None and len(tool_input.files) <= 8:
+            if not self.counter.take().granted:
+                return super().handle(raw_input, snapshot)
+            load_files(self.runtime.policy, tool_input.files)  # a bad file raises: the use stays taken
+            self.counter._used -= 1  # loaded fine: the reference counts it again below
+        return super().handle(raw_input, snapshot)
+
+
+class UseOnMissingFile(AdvisorRuntime):
+    def new_handler(self, agent_id=None):
+        handler = super().new_handler(agent_id)
+        return UseCountedBeforeFiles(**{k: getattr(handler, k) for k in
+                                        ("runtime", "counter", "cache_key", "transport_session", "parent_session")})
+
+
+def _runtime_adapter(runtime_class):
+    class Broken(ReferenceAdapter):
+        name = f"broken-{runtime_class.__name__}"
+
+    Broken.runtime_class = runtime_class
+    Broken.__name__ = runtime_class.__name__ + "Adapter"
+    Broken.__doc__ = runtime_class.__doc__
+    return Broken
+
+
+budget_per_handler = _runtime_adapter(BudgetPerHandler)
+child_shares_parent_counter = _runtime_adapter(ChildSharesParentCounter)
+subagent_uses_advisor_session = _runtime_adapter(SubagentUsesAdvisorSession)
+store_key_ignored = _runtime_adapter(StoreKeyIgnored)
+use_on_missing_file = _runtime_adapter(UseOnMissingFile)
