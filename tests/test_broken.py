@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from ._runner import run_pytest
@@ -28,11 +30,23 @@ BROKEN = [
 ]
 
 
+@pytest.fixture(scope="module")
+def broken_runs():
+    """Each broken implementation run against its rule's tests, two runs at a time (they are separate processes)."""
+
+    def one(entry):
+        adapter, rule = entry
+        return adapter, run_pytest("conformance/tests", f"--impl=tests.broken.adapters:{adapter}", "-m",
+                                   f'rule(id="{rule}")', "-q", "--hypothesis-profile=advisor-conformance-noshrink")
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, BROKEN))
+
+
 @pytest.mark.parametrize("adapter, rule", BROKEN, ids=[adapter for adapter, _ in BROKEN])
-def test_broken_rule_is_caught(adapter, rule):
+def test_broken_rule_is_caught(broken_runs, adapter, rule):
     """Running a rule's tests against an implementation that breaks it fails them, naming the rule and the input."""
-    run = run_pytest("conformance/tests", f"--impl=tests.broken.adapters:{adapter}", "-m", f'rule(id="{rule}")', "-q",
-                     "--hypothesis-profile=advisor-conformance-noshrink")
+    run = broken_runs[adapter]
     assert run.report is not None, f"no report from the run against {adapter}:\n{run.stdout}\n{run.stderr}"
     failed = run.failed_tests()
     assert run.returncode == 1 and failed, (

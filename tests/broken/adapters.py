@@ -125,15 +125,20 @@ class PythonReplaceDecoding(RequestBuilder):
         ]
 
 
-def _adapter(builder_class):
+def _adapter(broken):
+    """An adapter that is the reference with ``broken`` (a RequestBuilder or AdvisorRuntime variant) in place."""
+    from reference._handler import AdvisorRuntime
+
     class Broken(ReferenceAdapter):
-        name = f"broken-{builder_class.__name__}"
+        name = f"broken-{broken.__name__}"
 
         def __init__(self):
-            super().__init__(builder_class(REFERENCE_STRINGS))
+            super().__init__(broken(REFERENCE_STRINGS) if issubclass(broken, RequestBuilder) else None)
 
-    Broken.__name__ = builder_class.__name__ + "Adapter"
-    Broken.__doc__ = builder_class.__doc__
+    if issubclass(broken, AdvisorRuntime):
+        Broken.runtime_class = broken
+    Broken.__name__ = broken.__name__ + "Adapter"
+    Broken.__doc__ = broken.__doc__
     return Broken
 
 
@@ -215,18 +220,8 @@ class UseOnMissingFile(AdvisorRuntime):
                                         ("runtime", "counter", "cache_key", "transport_session", "parent_session")})
 
 
-def _runtime_adapter(runtime_class):
-    class Broken(ReferenceAdapter):
-        name = f"broken-{runtime_class.__name__}"
-
-    Broken.runtime_class = runtime_class
-    Broken.__name__ = runtime_class.__name__ + "Adapter"
-    Broken.__doc__ = runtime_class.__doc__
-    return Broken
-
-
-budget_per_handler = _runtime_adapter(BudgetPerHandler)
-child_shares_parent_counter = _runtime_adapter(ChildSharesParentCounter)
-subagent_uses_advisor_session = _runtime_adapter(SubagentUsesAdvisorSession)
-store_key_ignored = _runtime_adapter(StoreKeyIgnored)
-use_on_missing_file = _runtime_adapter(UseOnMissingFile)
+budget_per_handler = _adapter(BudgetPerHandler)
+child_shares_parent_counter = _adapter(ChildSharesParentCounter)
+subagent_uses_advisor_session = _adapter(SubagentUsesAdvisorSession)
+store_key_ignored = _adapter(StoreKeyIgnored)
+use_on_missing_file = _adapter(UseOnMissingFile)
