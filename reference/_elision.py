@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ._text import REPLACEMENT, to_valid_unicode, utf8_len
+from ._text import REPLACEMENT, to_valid_unicode
 
 #: Strings inside tool-call arguments longer than this many bytes are elided.
 MAX_TOOL_ARG_STRING_BYTES = 1000

@@ -8,7 +8,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ._errors import AdvisorInputError, reject_unknown_keys
 from ._transcript import RenderedMessage
+
+_REQUEST_KEYS = frozenset({"call", "model", "messages", "tools", "max_tokens", "reasoning", "stream", "prompt_cache_key",
+                           "transport_session", "parent_session", "advisor_cache_profile"})
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,45 @@ class ProviderRequest:
             "parent_session": self.parent_session,
             "advisor_cache_profile": self.advisor_cache_profile,
         }
+
+
+def provider_request_from_json(raw: Any, at: str = "request") -> ProviderRequest:
+    """A neutral request from its JSON form (``call`` is ignored, ``tools`` must be empty)."""
+    if not isinstance(raw, Mapping):
+        raise AdvisorInputError("must be an object", at=at)
+    reject_unknown_keys(raw, _REQUEST_KEYS, at)
+
+    def field_(key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+        if key not in raw:
+            if default is ...:
+                raise AdvisorInputError("is required", at=f"{at}.{key}")
+            return default
+        value = raw[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise AdvisorInputError("has the wrong type", at=f"{at}.{key}")
+        return value
+
+    messages = []
+    for index, message in enumerate(field_("messages", list)):
+        where = f"{at}.messages[{index}]"
+        if not isinstance(message, Mapping) or set(message) != {"role", "content"}:
+            raise AdvisorInputError("must be an object with exactly role and content", at=where)
+        if message["role"] not in ("system", "user", "assistant") or not isinstance(message["content"], str):
+            raise AdvisorInputError("role must be system, user or assistant and content a string", at=where)
+        messages.append(RenderedMessage(message["role"], message["content"]))
+    if field_("tools", list, []):
+        raise AdvisorInputError("an advisor request carries no tools", at=f"{at}.tools")
+    return ProviderRequest(
+        model=field_("model", str),
+        messages=tuple(messages),
+        max_tokens=field_("max_tokens", int),
+        reasoning=field_("reasoning", (str, type(None)), None),
+        stream=field_("stream", bool, False),
+        prompt_cache_key=field_("prompt_cache_key", str, ""),
+        transport_session=field_("transport_session", (str, type(None)), None),
+        parent_session=field_("parent_session", (str, type(None)), None),
+        advisor_cache_profile=field_("advisor_cache_profile", bool, True),
+    )
 
 
 @dataclass(frozen=True)

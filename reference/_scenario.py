@@ -13,6 +13,9 @@ Params (JSON)::
             "provider": [{"answer": "...", "finish_reason": "stop", "delay_ms": 0}
                          | {"error": "...", "status": 500, "delay_ms": 0}]}
 
+With ``http_provider`` the calls go over HTTP to a server the suite runs and
+scripts (black-box mode); calls then carry no replies of their own.
+
 A handler is built for each distinct (agent, conversation, turn), from one
 runtime that lives through the whole scenario. Each call's provider replies
 are its own, so concurrent calls stay deterministic. The answer::
@@ -33,14 +36,17 @@ from typing import Any
 
 from ._errors import AdvisorInputError, reject_unknown_keys
 from ._handler import AdvisorCallFailed, AdvisorHandler, AdvisorRuntime, RuntimeConfig
+from ._http import HttpProvider
 from ._prompt import RequestBuilder
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest, ScriptedReply
 from ._sessions import CacheKeyStore
 from ._transcript import Message, parse_transcript
+from ._wire import PROVIDER_KINDS
 
 _PARAMS = frozenset({"runtime", "work_dir", "steps"})
 _RUNTIME = frozenset({"session_id", "max_uses_per_run", "child_max_uses", "model", "max_tokens", "reasoning",
-                      "blocked_paths", "confine_to_work_dir", "cache_key_store"})
+                      "blocked_paths", "confine_to_work_dir", "cache_key_store", "http_provider"})
+_HTTP = frozenset({"kind", "base_url", "timeout_ms", "api_key"})
 _CALL = frozenset({"agent", "conversation", "turn", "input", "snapshot", "provider"})
 _REPLY = frozenset({"answer", "finish_reason", "error", "status", "delay_ms"})
 
@@ -125,12 +131,30 @@ def _call(raw: Any, index: int, at: str) -> _Call:
     return _Call(index, agent, (agent, conversation, turn), raw.get("input", {}), snapshot, replies)
 
 
-class _ScenarioProvider:
-    """Routes each provider request to the replies of the call that made it, and records it."""
+def _http_provider(raw: Any, http_class: type[HttpProvider] = HttpProvider) -> HttpProvider | None:
+    """The HTTP provider of black-box runs: the suite serves the answers on ``base_url``."""
+    if raw is None:
+        return None
+    at = "runtime.http_provider"
+    raw = _object(raw, at)
+    reject_unknown_keys(raw, _HTTP, at)
+    kind = _get(raw, "kind", str, None, at)
+    base_url = _get(raw, "base_url", str, None, at)
+    if kind not in PROVIDER_KINDS:
+        raise AdvisorInputError(f"must be one of {', '.join(PROVIDER_KINDS)}", at=f"{at}.kind")
+    if not base_url:
+        raise AdvisorInputError("is required", at=f"{at}.base_url")
+    timeout = _get(raw, "timeout_ms", int, 30_000, at) / 1000
+    return http_class(kind, base_url, api_key=_get(raw, "api_key", str, "", at), timeout=timeout)
 
-    def __init__(self) -> None:
+
+class _ScenarioProvider:
+    """Routes each provider request to the replies of the call that made it (or to HTTP), and records it."""
+
+    def __init__(self, http: HttpProvider | None = None) -> None:
         self._local = threading.local()
         self._lock = threading.Lock()
+        self.http = http
         self.requests: list[tuple[int, ProviderRequest]] = []
 
     def serve(self, call: _Call) -> None:
@@ -138,6 +162,10 @@ class _ScenarioProvider:
 
     def complete(self, request: ProviderRequest) -> ProviderAnswer:
         call: _Call = self._local.call
+        if self.http is not None:
+            with self._lock:
+                self.requests.append((call.index, request))
+            return self.http.complete(request)
         with self._lock:
             self.requests.append((call.index, request))
             reply = call.replies.pop(0) if call.replies else None
@@ -173,8 +201,8 @@ class _Run:
             return {"error": error.to_json()}
 
 
-def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[AdvisorRuntime] = AdvisorRuntime
-                 ) -> dict[str, Any]:
+def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[AdvisorRuntime] = AdvisorRuntime,
+                 http_class: type[HttpProvider] = HttpProvider) -> dict[str, Any]:
     """Run a scenario; malformed params raise :class:`AdvisorInputError` naming the field."""
     params = _object(params, "params")
     reject_unknown_keys(params, _PARAMS)
@@ -206,7 +234,12 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
         else:
             plan.append(("tools", _get(_object(body, f"{at}.tools"), "agent", (str, type(None)), None, f"{at}.tools")))
 
-    provider = _ScenarioProvider()
+    http = _http_provider(_object(params.get("runtime") or {}, "runtime").get("http_provider"), http_class)
+    if http is not None and any(c.replies for _, body in plan for c in (body if isinstance(body, list) else [body])
+                                if isinstance(c, _Call)):
+        raise AdvisorInputError("with http_provider the suite's server scripts the replies; calls carry none",
+                                at="steps")
+    provider = _ScenarioProvider(http)
     run = _Run(runtime_class(config, provider, cache_keys=store, builder=builder), provider)
     results: list[dict[str, Any] | None] = [None] * count
     tool_lists: list[list[str]] = []
@@ -226,6 +259,8 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
                         results[call.index] = result
         else:
             tool_lists.append([tool["name"] for tool in run.runtime.tools()])
+    if http is not None:
+        http.close()
     return {
         "calls": results,
         "tools": tool_lists,

@@ -18,16 +18,19 @@ from . import __version__
 from ._errors import AdvisorInputError, reject_unknown_keys
 from ._files import LoadedFile
 from ._handler import AdvisorRuntime
+from ._http import HttpProvider, encode
+from ._provider import ProviderRequest, provider_request_from_json
 from ._prompt import RequestBuilder
 from ._scenario import run_scenario
 from ._strings import REFERENCE_STRINGS
 from ._text import to_valid_unicode
 from ._tool import TOOL_DEFINITION
 from ._transcript import parse_transcript
+from ._wire import PROVIDER_KINDS, HttpRequest
 
 PROTOCOL_VERSION = 1
 AREAS = ("transcript", "request", "flatten", "elision", "files", "question", "dedupe", "inflight", "tool",
-         "workspace", "handler", "budget", "transport")
+         "workspace", "handler", "budget", "transport", "wire", "streaming", "breakpoints")
 
 _SHAPE_KEYS = frozenset({"transcript", "question", "files"})
 _FILE_KEYS = frozenset({"path", "content", "content_base64", "size"})
@@ -75,6 +78,7 @@ class ReferenceAdapter:
 
     name = "reference"
     runtime_class = AdvisorRuntime
+    http_provider_class = HttpProvider
 
     def __init__(self, builder: RequestBuilder | None = None) -> None:
         self.builder = builder or RequestBuilder(REFERENCE_STRINGS)
@@ -110,9 +114,26 @@ class ReferenceAdapter:
     def tool_definition(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return copy.deepcopy(TOOL_DEFINITION)
 
+    def encode(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        try:
+            if not isinstance(params, Mapping):
+                raise AdvisorInputError("params must be an object")
+            reject_unknown_keys(params, frozenset({"provider", "request"}))
+            kind = params.get("provider")
+            if kind not in PROVIDER_KINDS:
+                raise AdvisorInputError(f"must be one of {', '.join(PROVIDER_KINDS)}", at="provider")
+            request = provider_request_from_json(params.get("request"))
+        except AdvisorInputError as error:
+            return {"error": error.to_json()}
+        return self.encode_request(kind, request).to_json()
+
+    def encode_request(self, kind: str, request: ProviderRequest) -> HttpRequest:
+        """The encoding behind the encode operation (a seam for variants)."""
+        return encode(kind, request)
+
     def scenario(self, params: Mapping[str, Any]) -> dict[str, Any]:
         try:
-            return run_scenario(params, self.builder, self.runtime_class)
+            return run_scenario(params, self.builder, self.runtime_class, self.http_provider_class)
         except AdvisorInputError as error:
             return {"error": error.to_json()}
 
