@@ -154,3 +154,22 @@ def questions() -> st.SearchStrategy[str]:
         pad,
         st.tuples(pad, core, pad).map("".join),
     )
+
+
+def rendered_messages(min_size: int = 0, max_size: int = 12, *, empties: bool = True) -> st.SearchStrategy[list]:
+    """The messages of a neutral request: system prompt(s), a flattened snapshot and a final user message."""
+    text = st.one_of(st.text(min_size=1, max_size=30).filter(lambda t: t.strip()),
+                     st.sampled_from(["", " ", "\n"]) if empties else st.just("x"))
+    body = st.lists(st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "user", "system"]),
+                                           "content": text}), min_size=min_size, max_size=max_size)
+    system = st.lists(st.fixed_dictionaries({"role": st.just("system"), "content": text}), min_size=0, max_size=2)
+    final = st.fixed_dictionaries({"role": st.just("user"), "content": st.text(min_size=1, max_size=30)
+                                   .filter(lambda t: t.strip())})
+    return st.builds(lambda s, b, f: [*s, *b, f], system, body, final)
+
+
+def block_messages(count: int, system: bool = True) -> list[dict[str, str]]:
+    """``count`` non-empty messages before a final one, alternating user/assistant (one Anthropic block each)."""
+    out = [{"role": "system", "content": "You advise."}] if system else []
+    out += [{"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"} for i in range(count)]
+    return out + [{"role": "user", "content": "final: advise me"}]

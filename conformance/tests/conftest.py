@@ -8,6 +8,7 @@ import pytest
 
 from conformance._paths import reference_snapshots_dir
 from conformance.contract import Implementation
+from conformance.loopback import LoopbackProvider, loopback
 from conformance.plugin import IMPLEMENTATION
 
 
@@ -35,3 +36,16 @@ def snapshot_dir(pytestconfig: pytest.Config, impl: Implementation) -> Path:
     if impl.target == "reference":
         return reference_snapshots_dir()
     return pytestconfig.invocation_params.dir / "snapshots" / impl.name
+
+
+@pytest.fixture(scope="session")
+def loopback_server():
+    """One loopback provider on 127.0.0.1 for the session (starting one costs half a second)."""
+    with loopback() as provider:
+        yield provider
+
+
+@pytest.fixture
+def lb(loopback_server: LoopbackProvider) -> LoopbackProvider:
+    """The loopback provider with an empty script and no recorded requests."""
+    return loopback_server.expect()

@@ -1,0 +1,128 @@
+"""A loopback HTTP provider for black-box runs: scripted answers on 127.0.0.1, every request recorded.
+
+An implementation under test is pointed at ``base_url`` (the scenario's
+``runtime.http_provider``) and makes real HTTP calls; the suite scripts what
+the "provider" answers (JSON, event streams, errors, delays) and reads back
+exactly what arrived on the wire. Built on pytest-httpserver's server.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_httpserver import HTTPServer
+from werkzeug import Request, Response
+
+from ._paths import fixtures_dir
+
+
+def recorded_answer(name: str) -> str:
+    """A recorded provider answer from ``fixtures/http`` (an event stream or a JSON body)."""
+    return (fixtures_dir() / "http" / name).read_text(encoding="utf-8")
+
+
+def expected_answers() -> dict[str, Any]:
+    """What each recorded answer decodes to (``fixtures/http/expected.json``)."""
+    return json.loads(recorded_answer("expected.json"))
+
+
+@dataclass
+class Reply:
+    """One scripted HTTP answer."""
+
+    status: int = 200
+    body: str = ""
+    content_type: str = "application/json"
+    delay_s: float = 0.0
+
+    @classmethod
+    def json(cls, payload: Any, status: int = 200) -> Reply:
+        return cls(status, json.dumps(payload), "application/json")
+
+    @classmethod
+    def events(cls, text: str) -> Reply:
+        return cls(200, text, "text/event-stream")
+
+    @classmethod
+    def recorded(cls, name: str) -> Reply:
+        text = recorded_answer(name)
+        return cls.events(text) if name.endswith(".sse") else cls(200, text, "application/json")
+
+
+@dataclass
+class Received:
+    """One request as it arrived."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+    def to_json(self) -> dict[str, Any]:
+        return {"method": self.method, "path": self.path, "headers": self.headers, "body": self.body}
+
+
+@dataclass
+class LoopbackProvider:
+    """Answers requests in order from a script; an unscripted request gets a 599 and is recorded too."""
+
+    server: HTTPServer
+    script: list[Reply] = field(default_factory=list)
+    received: list[Received] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+    def expect(self, *replies: Reply) -> LoopbackProvider:
+        with self.lock:
+            self.script = list(replies)
+            self.received = []
+        return self
+
+    def handle(self, request: Request) -> Response:
+        raw = request.get_data(as_text=True)
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw
+        with self.lock:
+            self.received.append(Received(request.method, request.path,
+                                          {k.lower(): v for k, v in request.headers.items()}, body))
+            reply = self.script.pop(0) if self.script else Reply(599, '{"error": "unscripted request"}')
+        if reply.delay_s:
+            time.sleep(reply.delay_s)
+        return Response(reply.body, status=reply.status, content_type=reply.content_type)
+
+
+@contextmanager
+def loopback() -> Iterator[LoopbackProvider]:
+    """A running loopback provider on 127.0.0.1 (threaded, so a slow answer blocks no other request)."""
+    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server.start()
+    provider = LoopbackProvider(server)
+    server.expect_request(re.compile(".*")).respond_with_handler(provider.handle)  # every path and method
+    try:
+        yield provider
+    finally:
+        server.clear()
+        server.stop()
+
+
+def refused_url() -> str:
+    """A loopback URL on which nothing listens (a connection there is refused)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
+
+
