@@ -27,6 +27,12 @@ BROKEN = [
     ("subagent_uses_advisor_session", "transport.subagent-session"),
     ("store_key_ignored", "transport.cache-key-store"),
     ("use_on_missing_file", "handler.validation-no-use"),
+    ("breakpoint_spacing_16", "breakpoints.spacing"),
+    ("final_message_marked", "breakpoints.final-unmarked"),
+    ("five_minute_advisor_ttl", "breakpoints.advisor-ttl"),
+    ("cache_key_sent_to_anthropic", "wire.anthropic-no-key"),
+    ("retry_on_every_400", "streaming.no-other-retry"),
+    ("no_stream_required_retry", "streaming.stream-required-retry"),
 ]
 
 

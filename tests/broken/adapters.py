@@ -225,3 +225,99 @@ child_shares_parent_counter = _adapter(ChildSharesParentCounter)
 subagent_uses_advisor_session = _adapter(SubagentUsesAdvisorSession)
 store_key_ignored = _adapter(StoreKeyIgnored)
 use_on_missing_file = _adapter(UseOnMissingFile)
+
+
+# -- wire rules --------------------------------------------------------------------------------
+
+from reference import _anthropic  # noqa: E402
+from reference._http import HttpProvider, StreamRequired  # noqa: E402
+from reference._provider import ProviderError  # noqa: E402
+from reference._wire import HttpRequest  # noqa: E402
+
+
+def _encode_adapter(name, rewrite, doc):
+    """The reference whose encode operation passes the Anthropic body through ``rewrite``."""
+
+    class Broken(ReferenceAdapter):
+        def encode_request(self, kind, request):
+            encoded = super().encode_request(kind, request)
+            if kind != "anthropic":
+                return encoded
+            body = json.loads(json.dumps(encoded.body))
+            rewrite(body, request)
+            return HttpRequest(encoded.method, encoded.path, dict(encoded.headers), body)
+
+    Broken.name = f"broken-{name}"
+    Broken.__name__ = name
+    Broken.__doc__ = doc
+    return Broken
+
+
+def _clear_marks(body):
+    for block in [*body.get("system", []), *(b for m in body["messages"] for b in m["content"])]:
+        block.pop("cache_control", None)
+
+
+def _spacing_16(body, request):
+    if request.advisor_cache_profile:
+        _clear_marks(body)
+        _anthropic.assign_advisor_breakpoints(body.get("system", []), body["messages"], spacing=16)
+
+
+def _final_marked(body, request):
+    if request.advisor_cache_profile and body["messages"]:
+        body["messages"][-1]["content"][-1]["cache_control"] = _anthropic.advisor_cache_control()
+
+
+def _five_minute_ttl(body, request):
+    for block in [*body.get("system", []), *(b for m in body["messages"] for b in m["content"])]:
+        if "cache_control" in block:
+            block["cache_control"] = {"type": "ephemeral"}
+
+
+def _key_sent(body, request):
+    if request.prompt_cache_key:
+        body["metadata"] = {"user_id": request.prompt_cache_key}
+
+
+breakpoint_spacing_16 = _encode_adapter("BreakpointSpacing16", _spacing_16, "Advisor breakpoints every 16 blocks.")
+final_message_marked = _encode_adapter("FinalMessageMarked", _final_marked, "The final message gets a breakpoint too.")
+five_minute_advisor_ttl = _encode_adapter("FiveMinuteAdvisorTTL", _five_minute_ttl,
+                                          "Advisor breakpoints keep the default five-minute TTL.")
+cache_key_sent_to_anthropic = _encode_adapter("CacheKeySentToAnthropic", _key_sent,
+                                              "The cache key travels to Anthropic as metadata.user_id.")
+
+
+class RetryOnEvery400(HttpProvider):
+    """Every HTTP 400 on a plain call is retried as a stream, not only stream-required ones."""
+
+    def _raise_for_status(self, status, body, *, stream):
+        if status == 400 and not stream:
+            raise StreamRequired(f"HTTP 400: {body[:100]}", status=status)
+        super()._raise_for_status(status, body, stream=stream)
+
+
+class NoStreamRequiredRetry(HttpProvider):
+    """A stream-required error is treated like any other error: no retry."""
+
+    def complete(self, request):
+        if request.stream or request.reasoning is not None:
+            return self._stream(request)
+        try:
+            return self._plain(request)
+        except StreamRequired as exc:
+            raise ProviderError(str(exc), status=exc.status) from None
+
+
+def _http_adapter(http_class):
+    class Broken(ReferenceAdapter):
+        name = f"broken-{http_class.__name__}"
+
+    Broken.http_provider_class = http_class
+    Broken.__name__ = http_class.__name__ + "Adapter"
+    Broken.__doc__ = http_class.__doc__
+    return Broken
+
+
+retry_on_every_400 = _http_adapter(RetryOnEvery400)
+no_stream_required_retry = _http_adapter(NoStreamRequiredRetry)
