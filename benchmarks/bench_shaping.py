@@ -45,7 +45,7 @@ def build_transcript(messages: int) -> list[dict[str, Any]]:
                 "arguments": {
                     "operations": [
                         {"type": "write", "path": f"src/mod_{i}.rs", "content": body},
-                        {"type": "edit", "path": f"src/lib.rs", "old": f"mod m{i};", "new": f"mod mod_{i};",
+                        {"type": "edit", "path": "src/lib.rs", "old": f"mod m{i};", "new": f"mod mod_{i};",
                          "context": {"lines": [i, i + 1, i + 2], "note": body[: 2 * KB]}},
                     ],
                     "dry_run": False,

@@ -15,7 +15,6 @@ JSON).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings

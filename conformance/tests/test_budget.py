@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from conformance.checks import check, check_equal, violation
-from conformance.scenarios import budget_note, call, failure, reply, requests_of, result_of, run, scenario
+from conformance.scenarios import budget_note, call, failure, reply, result_of, run, scenario
 
 ANSWER = "Looks fine; run the tests next."
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from conformance import oracle
 from conformance import strategies as s
 from conformance.checks import check, check_equal
-from conformance.shaping import body, params, parse_args, rendered_arguments, shape, tool_call_lines, with_tool_call
+from conformance.shaping import body, params, rendered_arguments, shape, tool_call_lines, with_tool_call
 
 JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 USER = {"role": "user", "content": "look at the failing test"}

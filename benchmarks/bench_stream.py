@@ -1,0 +1,124 @@
+"""Benchmark: parsing a 1 MB streamed answer through the reference client vs iterating it with httpx-sse alone.
+
+Goal (issue 4): for an answer of 1 MB of text (its event stream is larger,
+with the JSON of every event), the reference client costs at most 2x the bare iteration of
+the same bytes with httpx-sse, measured in the same run. Both read the same
+in-memory event stream through httpx (a MockTransport, so no socket and no
+network noise); the baseline only iterates the server-sent events, the
+reference also decodes every event's JSON and assembles the answer.
+
+    python benchmarks/bench_stream.py      # prints the figures, exits 1 if a goal is missed
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sys
+import time
+from collections.abc import Callable
+
+import httpx
+from httpx_sse import EventSource
+
+from reference import ProviderRequest, RenderedMessage
+from reference._http import HttpProvider
+
+BASE = "https://provider.test"
+TARGET_BYTES = 1_000_000  # of answer text
+
+
+# Real streams send a few tokens per event; these deltas cycle through pieces of 3 to 24 characters.
+PIECES = ["The", " refill", " loop", " compares", " floats exactly;", " keep", " integer nanoseconds",
+          " instead of", " float64 tokens,", " and \"assert\" the", " remainder\n"]
+
+
+def deltas() -> list[str]:
+    out, size = [], 0
+    while size < TARGET_BYTES:
+        piece = PIECES[len(out) % len(PIECES)]
+        out.append(piece)
+        size += len(piece)
+    return out
+
+
+def compact(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def anthropic_stream() -> bytes:
+    lines = ['event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":10}}}\n']
+    for text in deltas():
+        data = compact({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}})
+        lines.append(f"event: content_block_delta\ndata: {data}\n")
+    lines.append('event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},'
+                 '"usage":{"output_tokens":9000}}\n')
+    lines.append('event: message_stop\ndata: {"type":"message_stop"}\n')
+    return "\n".join(lines).encode() + b"\n"
+
+
+def openai_stream() -> bytes:
+    lines = []
+    for text in deltas():
+        data = compact({"id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG", "object": "chat.completion.chunk",
+                        "created": 1764400000, "model": "gpt-5-2025-08-07", "system_fingerprint": None,
+                        "choices": [{"index": 0, "delta": {"content": text}, "logprobs": None,
+                                     "finish_reason": None}], "usage": None})
+        lines.append(f"data: {data}\n")
+    lines.append('data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n')
+    lines.append("data: [DONE]\n")
+    return "\n".join(lines).encode() + b"\n"
+
+
+def client_for(body: bytes) -> httpx.Client:
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    return httpx.Client(transport=httpx.MockTransport(answer))
+
+
+def timed(run: Callable[[], object]) -> float:
+    gc.collect()
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def measure(kind: str, body: bytes, repeats: int) -> tuple[float, float]:
+    client = client_for(body)
+
+    def bare() -> int:
+        count = 0
+        with client.stream("POST", BASE + "/stream") as response:
+            for _ in EventSource(response).iter_sse():
+                count += 1
+        return count
+
+    provider = HttpProvider(kind, BASE, client=client)
+    request = ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=16000,
+                              reasoning="high", stream=True, prompt_cache_key="", transport_session=None,
+                              parent_session=None)
+    answer = provider.complete(request)
+    assert len(answer.text) >= TARGET_BYTES, len(answer.text)
+    # Interleaved, best of each: a busy moment slows one round of both, not one side.
+    bare_best = parsed_best = float("inf")
+    for _ in range(repeats):
+        bare_best = min(bare_best, timed(bare))
+        parsed_best = min(parsed_best, timed(lambda: provider.complete(request)))
+    return bare_best, parsed_best
+
+
+def main() -> int:
+    ok = True
+    for kind, body in (("anthropic", anthropic_stream()), ("openai", openai_stream())):
+        bare, parsed = measure(kind, body, 15)
+        ratio = parsed / bare
+        ok &= ratio <= 2
+        print(f"{kind}: 1 MB answer in a {len(body) / 1e6:.2f} MB stream: httpx-sse alone {bare * 1000:.1f} ms, "
+              f"reference client {parsed * 1000:.1f} ms, ratio {ratio:.2f}x (goal: at most 2x)")
+    print("goals met" if ok else "GOAL MISSED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
