@@ -11,7 +11,11 @@ operations and their JSON Schemas are in ``schema/protocol-v1.json``:
 ``tool_definition``  ``{}`` → the advisor tool as offered to the model (name, description, input schema).
 ``scenario``         a runtime, a working directory and a script of calls (main or child agent, turn,
                      conversation, tool input, snapshot, scripted provider replies) → each call's
-                     note or error, the tool lists, and every provider-neutral request made.
+                     note or error, the tool lists, and every provider-neutral request made; with
+                     ``runtime.http_provider`` the calls go over real HTTP to a loopback server the
+                     suite scripts (black-box mode).
+``encode``           a provider kind and a provider-neutral request → the HTTP request (method, path,
+                     headers without credentials, JSON body).
 
 A Python adapter is any object with one method per operation, each taking
 the params ``dict`` and returning the result ``dict``. The in-process
@@ -34,7 +38,7 @@ import jsonschema
 from ._paths import SCHEMA_DIR
 
 PROTOCOL_VERSION = 1
-OPERATIONS = ("describe", "shape", "tool_definition", "scenario")
+OPERATIONS = ("describe", "shape", "tool_definition", "scenario", "encode")
 BUILTIN_TARGETS = {"reference": "reference.adapter:adapter"}
 
 

@@ -58,10 +58,3 @@ def to_valid_unicode(text: str) -> str:
     except UnicodeEncodeError:
         return _LONE_SURROGATE.sub(REPLACEMENT, text)
     return text
-
-
-def utf8_len(text: str) -> int:
-    """Length of ``text`` in UTF-8 bytes."""
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-8"))
