@@ -29,7 +29,8 @@ class Mark:
 
 def blocks(body: Mapping[str, Any]) -> Iterator[tuple[str, int, int, Mapping[str, Any]]]:
     """Every content block in wire order: (``system`` | ``messages``, position, message index, block)."""
-    for index, block in enumerate(body.get("system") or []):
+    system = body.get("system")
+    for index, block in enumerate(system if isinstance(system, list) else []):
         yield "system", index, -1, block
     position = 0
     for message_index, message in enumerate(body.get("messages") or []):
