@@ -79,3 +79,14 @@ def check_equal(value: Any, expected: Any, rules: str | Iterable[str], what: str
         if "actual" in context:
             context["answer"] = context.pop("actual")
         raise violation(rules, what, expected=expected, actual=value, **context)
+
+
+def answer_of(impl: Any, op: str, params: Any, rules: str | Iterable[str], **kwargs: Any) -> Any:
+    """The implementation's answer to ``op``; a broken protocol (a crash, an answer outside the schema)
+    fails naming ``rules`` too, so every failure of a rule's test says which rule it was checking."""
+    from .contract import ContractError
+
+    try:
+        return impl.call(op, params, **kwargs)
+    except ContractError as exc:
+        raise violation(rules, f"the implementation broke the protocol on {op}: {exc}", input=params) from None

@@ -30,16 +30,20 @@ TALLY = pytest.StashKey[RuleTally]()
 # Namespaced so they never replace a profile of the project that runs us.
 # ci: derandomized, so every run (and every xdist worker) draws the same examples;
 # explore: random and many more examples, for hunting; noshrink: the ci examples
-# without shrinking, for runs that only need to know whether a rule fails.
+# without shrinking, for runs that only need to know whether a rule fails;
+# mutation: fewer of them, for the many runs of mutation testing.
 CI_PROFILE = "advisor-conformance-ci"
 EXPLORE_PROFILE = "advisor-conformance-explore"
 NOSHRINK_PROFILE = "advisor-conformance-noshrink"
+MUTATION_PROFILE = "advisor-conformance-mutation"
 _COMMON = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
 settings.register_profile(CI_PROFILE, derandomize=True, database=None, max_examples=60, print_blob=True, **_COMMON)
 settings.register_profile(EXPLORE_PROFILE, max_examples=1000, **_COMMON)
 settings.register_profile(
     NOSHRINK_PROFILE, parent=settings.get_profile(CI_PROFILE), phases=[Phase.explicit, Phase.reuse, Phase.generate]
 )
+# mutation: the ci examples, fewer of them and unshrunk: each mutant only needs one failing example.
+settings.register_profile(MUTATION_PROFILE, parent=settings.get_profile(NOSHRINK_PROFILE), max_examples=25)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

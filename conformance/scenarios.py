@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .checks import check, violation
+from .checks import answer_of, check, violation
 from .contract import Implementation
 
 SNAPSHOT = [
@@ -53,7 +53,7 @@ def scenario(steps: Iterable[Mapping[str, Any]], runtime: Mapping[str, Any] | No
 
 def run(impl: Implementation, params: Mapping[str, Any], rules: str | Iterable[str]) -> dict[str, Any]:
     """The answer to a valid scenario; an error answer for the whole scenario fails naming ``rules``."""
-    answer = impl.call("scenario", params)
+    answer = answer_of(impl, "scenario", params, rules)
     if "error" in answer:
         raise violation(rules, "the scenario as a whole was refused", input=params, actual=answer["error"])
     return answer

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .checks import check, violation
+from .checks import answer_of, check, violation
 from .contract import Implementation
 
 Messages = list[dict[str, str]]
@@ -29,7 +29,7 @@ def params(transcript: list[dict[str, Any]], question: str | None = None,
 
 def shape(impl: Implementation, request: Mapping[str, Any], rules: str | Iterable[str], **kwargs: Any) -> Messages:
     """The messages for valid input; an error answer fails the test naming ``rules``."""
-    answer = impl.call("shape", request, **kwargs)
+    answer = answer_of(impl, "shape", request, rules, **kwargs)
     if "error" in answer:
         raise violation(rules, "shape answered an error for valid input", input=request, actual=answer["error"])
     return answer["messages"]
@@ -37,7 +37,7 @@ def shape(impl: Implementation, request: Mapping[str, Any], rules: str | Iterabl
 
 def shape_error(impl: Implementation, request: Mapping[str, Any], rules: str | Iterable[str]) -> dict[str, Any]:
     """The error for input the spec rejects; an answer with messages fails the test naming ``rules``."""
-    answer = impl.call("shape", request)
+    answer = answer_of(impl, "shape", request, rules)
     check("error" in answer, rules, "shape accepted input that must be rejected", input=request,
           actual=answer.get("messages"))
     return answer["error"]

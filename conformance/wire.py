@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 from .contract import Implementation
-from .checks import violation
+from .checks import answer_of, violation
 
 LOOKBACK = 20  # a cache read looks back at most this many blocks from a breakpoint
 SPACING = 15
@@ -90,7 +90,7 @@ def expected_advisor_positions(tail_blocks: int, system_blocks: int) -> list[int
 
 def encode(impl: Implementation, provider: str, request: Mapping[str, Any], rules: str | list[str]) -> dict[str, Any]:
     """Encode a neutral request; an error answer fails naming ``rules``."""
-    answer = impl.call("encode", {"provider": provider, "request": request})
+    answer = answer_of(impl, "encode", {"provider": provider, "request": request}, rules)
     if "error" in answer:
         raise violation(rules, f"encode for {provider} answered an error", input=request, actual=answer["error"])
     return answer

@@ -77,11 +77,14 @@ class ReferenceAdapter:
     """Answers the conformance operations with the reference implementation."""
 
     name = "reference"
+    #: The parts an adapter assembles; a variant replaces one of them.
+    strings = REFERENCE_STRINGS
+    builder_class = RequestBuilder
     runtime_class = AdvisorRuntime
     http_provider_class = HttpProvider
 
     def __init__(self, builder: RequestBuilder | None = None) -> None:
-        self.builder = builder or RequestBuilder(REFERENCE_STRINGS)
+        self.builder = builder or self.builder_class(self.strings)
 
     def describe(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         return {

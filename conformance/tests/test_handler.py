@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from conformance import oracle
 from conformance import strategies as s
-from conformance.checks import check, check_equal
+from conformance.checks import answer_of, check, check_equal
 from conformance.scenarios import (
     SNAPSHOT, budget_note, call, declared, error_of, failure, reply, requests_of, result_of, run, scenario,
 )
@@ -25,7 +25,7 @@ def test_one_call_one_request_with_the_shaped_messages(impl, transcript, questio
     answer = run(impl, params, "handler.one-request")
     requests = requests_of(answer, 0)
     check_equal(len(requests), 1, "handler.one-request", "the call did not send exactly one request", input=params)
-    shaped = impl.call("shape", {"transcript": transcript, "question": question})
+    shaped = answer_of(impl, "shape", {"transcript": transcript, "question": question}, "handler.one-request")
     check_equal(requests[0]["messages"], shaped.get("messages"), "handler.one-request",
                 "the request's messages differ from the shape operation's", input=params)
 

@@ -15,7 +15,7 @@ import pytest
 from syrupy.extensions.amber import AmberSnapshotExtension
 
 from conformance._paths import fixtures_dir
-from conformance.checks import violation
+from conformance.checks import answer_of, violation
 
 TRANSCRIPTS = sorted((fixtures_dir() / "transcripts").glob("*.json"))
 
@@ -37,7 +37,7 @@ def request_snapshot(snapshot, snapshot_dir):
 def test_rendered_request_matches_snapshot(impl, request_snapshot, path):
     """The rendered request for a recorded transcript is byte-identical to its recorded snapshot."""
     fixture = json.loads(path.read_text(encoding="utf-8"))
-    answer = impl.call("shape", fixture["input"])
+    answer = answer_of(impl, "shape", fixture["input"], "flatten.deterministic")
     if "error" in answer:
         raise violation("flatten.deterministic", f"shape answered an error for the transcript {path.name}",
                         input=fixture["input"], actual=answer["error"])

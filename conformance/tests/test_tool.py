@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.checks import check, check_equal
+from conformance.checks import answer_of, check, check_equal
 from conformance.scenarios import call, error_of, requests_of, result_of, run, scenario
 
 
 @pytest.mark.rule(id="tool.definition")
 def test_tool_definition(impl):
     """The tool is `advisor` with optional string `question` and string-array `files`, nothing required, nothing else."""
-    definition = impl.call("tool_definition", {})
+    definition = answer_of(impl, "tool_definition", {}, "tool.definition")
     check("error" not in definition, "tool.definition", "the tool definition was not answered", actual=definition)
     schema = definition["input_schema"]
     check_equal(definition["name"], "advisor", "tool.definition", "the tool is not named advisor")

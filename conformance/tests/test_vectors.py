@@ -6,7 +6,7 @@ import contextlib
 
 import pytest
 
-from conformance.checks import check, violation
+from conformance.checks import answer_of, check, violation
 from conformance.vectors import difference, fill, load_all
 from conformance.workspace import workspace
 
@@ -28,7 +28,7 @@ def test_golden_vector(impl, strings, case):
         known = {**strings, "work_dir": str(work)} if work is not None else strings
         params = fill(case.input, known)
         expected = fill(case.expect, known)
-        answer = impl.call(case.op, params)
+        answer = answer_of(impl, case.op, params, case.rules)
     what = f"golden vector {case.key}: {case.description}"
     if "error" in expected and "error" not in answer:
         raise violation(case.rules, what + " (expected an error)", input=params, expected=expected, actual=answer)

@@ -1,6 +1,49 @@
-"""Broken implementations: the reference with exactly one rule broken, the way real implementations get it wrong.
+"""Broken implementations: for every rule of the catalogue, the reference with exactly that rule broken.
 
-``BROKEN`` maps each entry to the rule it breaks; ``tests/test_broken.py``
-runs that rule's conformance tests against it and expects them to fail with a
-message that names the rule and shows the input.
+Each is an adapter class registered with :func:`breaks`, saying which rule it
+breaks and how a real implementation gets it wrong. ``tests/test_broken.py``
+runs that rule's conformance tests against each (``--impl=<module>:<class>``)
+and expects them to fail with a message naming the rule; a rule with no broken
+implementation fails the coverage test there.
+
+The adapters live by area: :mod:`.shaping` (transcript, request, flatten,
+elision, files, question, dedupe, inflight), :mod:`.runtime` (tool,
+workspace, handler, budget, transport) and :mod:`.wire` (wire, streaming,
+breakpoints).
 """
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BrokenImplementation:
+    rule: str
+    how: str
+    target: str  # the --impl target: module:class
+
+
+REGISTRY: dict[str, BrokenImplementation] = {}
+MODULES = ("shaping", "runtime", "wire")
+
+
+def breaks(rule: str, how: str):
+    """Register an adapter class as the broken implementation of ``rule``."""
+
+    def register(cls):
+        if rule in REGISTRY:
+            raise ValueError(f"{rule} already has a broken implementation: {REGISTRY[rule].target}")
+        cls.name = "broken-" + rule.replace(".", "-")
+        REGISTRY[rule] = BrokenImplementation(rule, how, f"{cls.__module__}:{cls.__qualname__}")
+        return cls
+
+    return register
+
+
+def load_registry() -> dict[str, BrokenImplementation]:
+    """Every registered broken implementation, by rule ID."""
+    for module in MODULES:
+        importlib.import_module(f"{__name__}.{module}")
+    return dict(REGISTRY)
