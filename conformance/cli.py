@@ -3,6 +3,9 @@
 ``advisor-conformance run [--impl TARGET] [PYTEST ARGS...]``
     Run the conformance suite (against the reference by default) and end with
     the outcome of every rule of the catalogue.
+``advisor-conformance harness [--impl TARGET]``
+    Serve an implementation (the reference by default) over the harness
+    protocol on stdin and stdout: ``pytest --impl='cmd:advisor-conformance harness'``.
 ``advisor-conformance rules [--json]``
     Print the rule catalogue: ``ID<TAB>statement`` per line, or a JSON list
     of rules with ``id``, ``area``, ``statement``, ``tag``, ``source`` and
@@ -60,17 +63,36 @@ def cmd_run(args: argparse.Namespace, extra: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "pytest", *pytest_args(args.impl, ["--rule-summary", *extra])])
 
 
+def cmd_harness(args: argparse.Namespace) -> int:
+    from .contract import TargetError, load_target
+    from .harness import serve
+
+    if args.impl.startswith("cmd:"):
+        print("advisor-conformance harness serves a Python adapter, not a command", file=sys.stderr)
+        return 2
+    try:
+        implementation = load_target(args.impl)
+    except TargetError as exc:
+        print(f"advisor-conformance harness: {exc}", file=sys.stderr)
+        return 2
+    return serve(implementation.transport.adapter)  # type: ignore[attr-defined]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="advisor-conformance", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser("run", help="run the conformance suite and print the outcome per rule",
                               description="Run the conformance suite; arguments it does not know go to pytest.")
     run.add_argument("--impl", default="reference", help="implementation to test (default: reference)")
+    harness = commands.add_parser("harness", help="serve an implementation over the harness protocol (stdin/stdout)")
+    harness.add_argument("--impl", default="reference", help="Python adapter to serve (default: reference)")
     rules = commands.add_parser("rules", help="print the rule catalogue")
     rules.add_argument("--json", action="store_true", help="print JSON, with whether each rule is tested")
     args, extra = parser.parse_known_args(argv)
     if args.command == "run":
         return cmd_run(args, extra)
+    if args.command == "harness":
+        return cmd_harness(args)
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return cmd_rules(args)

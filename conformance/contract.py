@@ -157,15 +157,27 @@ def _excerpt(value: Any, limit: int = 600) -> str:
     return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
 
 
-def load_target(target: str) -> Implementation:
-    """Load an ``--impl`` target: ``reference`` or ``package.module[:object]``.
+def load_target(target: str, *, harness_timeout: float = 60.0, cwd: str | None = None) -> Implementation:
+    """Load an ``--impl`` target: ``reference``, ``package.module[:object]`` or ``cmd:<command line>``.
 
     The object (``adapter`` when not named) is an adapter instance, or a class
-    or factory that makes one when called without arguments.
+    or factory that makes one when called without arguments. A ``cmd:``
+    target is a harness process speaking the protocol over stdin and stdout.
     """
+    if target.startswith("cmd:"):
+        from .harness import SubprocessTransport
+
+        try:
+            transport = SubprocessTransport(target[4:].strip(), timeout=harness_timeout, cwd=cwd)
+        except ValueError as exc:
+            raise TargetError(f"{target!r}: {exc}") from None
+        implementation = Implementation(target=target, transport=transport)
+        try:
+            implementation.description = transport.start()
+        except ContractError as exc:
+            raise TargetError(str(exc)) from None
+        return implementation
     spec = BUILTIN_TARGETS.get(target, target)
-    if spec.startswith("cmd:"):
-        raise TargetError(f"{target!r}: subprocess harness targets are not supported by this version")
     module_name, _, attribute = spec.partition(":")
     if not module_name or not all(part.isidentifier() for part in module_name.split(".")):
         raise TargetError(f"{target!r} is not 'reference' or 'package.module[:object]'")

@@ -68,8 +68,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--rule-summary", action="store_true", default=False, help="end the run with a per-rule summary table"
     )
     group.addoption("--rule-report", metavar="FILE", default=None, help="write per-rule and per-test outcomes as JSON")
+    group.addoption(
+        "--xfails-file",
+        metavar="FILE",
+        default=None,
+        help="expected failures: one rule ID or test node ID per line, '#' comments; an entry that matches no "
+        "test, or a listed test that passes, is an error",
+    )
+    group.addoption(
+        "--harness-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="for a cmd: target, how long an operation may take before the harness is stopped (default 60)",
+    )
     parser.addini("conformance_impl", "implementation the conformance suite runs against when --impl is not given")
     parser.addini("conformance_snapshots", "directory of the implementation's snapshots (see --impl-snapshots)")
+    parser.addini("conformance_harness_timeout", "see --harness-timeout", default="60")
+    parser.addini("conformance_xfails_file", "see --xfails-file")
 
 
 def target_of(config: pytest.Config) -> str:
@@ -84,8 +100,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "rule(id): the catalogue rule a conformance test checks (select with -m 'rule(id=\"...\")')"
     )
+    timeout = config.getoption("harness_timeout") or float(config.getini("conformance_harness_timeout"))
     try:
-        config.stash[IMPLEMENTATION] = load_target(target)
+        config.stash[IMPLEMENTATION] = load_target(target, harness_timeout=timeout,
+                                                   cwd=str(config.invocation_params.dir))
     except TargetError as exc:
         raise pytest.UsageError(str(exc)) from None
     if config.getoption("conformance_impl") and config.args_source != pytest.Config.ArgsSource.ARGS:
@@ -124,11 +142,58 @@ def rules_of(item: pytest.Item) -> list[str]:
     return [mark.kwargs.get("id", mark.args[0] if mark.args else "") for mark in item.iter_markers("rule")]
 
 
-@pytest.hookimpl(trylast=True)
+def suite_node_id(item: pytest.Item) -> str:
+    """A node ID that does not depend on where the suite is installed: ``test_elision.py::test_x[1001]``."""
+    return Path(str(item.path)).resolve().relative_to(TESTS_DIR).as_posix() + "::" + item.nodeid.split("::", 1)[1]
+
+
+def read_xfails(path: Path) -> list[tuple[str, str, int]]:
+    """The entries of an xfails file: (rule ID or node ID, comment, line number)."""
+    entries = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        entry, _, comment = line.partition("#")
+        entry = entry.strip()
+        if entry:
+            entries.append((entry.removeprefix("conformance/tests/"), comment.strip(), number))
+    return entries
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m and -k deselect anything
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    implementation = config.stash.get(IMPLEMENTATION, None)
-    if implementation is None:
+    if config.stash.get(IMPLEMENTATION, None) is None:
         return
+    check_rules(config, items)
+    apply_xfails(config, items)
+
+
+def apply_xfails(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the listed expected failures; refuse entries that match no collected test."""
+    option = config.getoption("xfails_file") or config.getini("conformance_xfails_file")
+    if not option:
+        return
+    path = config.invocation_params.dir / option
+    if not path.is_file():
+        raise pytest.UsageError(f"--xfails-file {option}: no such file")
+    entries = read_xfails(path)
+    matched = set()
+    for item in items:
+        if not is_conformance_item(item):
+            continue
+        node, rules = suite_node_id(item), set(rules_of(item))
+        for entry, comment, number in entries:
+            if entry == node or entry in rules:
+                matched.add(number)
+                reason = f"{option}:{number}: {entry}" + (f" ({comment})" if comment else "")
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+                break
+    stale = [f"  {option}:{number}: {entry}" for entry, _, number in entries if number not in matched]
+    if stale:
+        raise pytest.UsageError("entries of the xfails file match no test (remove or fix them):\n" + "\n".join(stale))
+
+
+def check_rules(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every conformance test names catalogue rules; tests of undeclared areas are skipped."""
+    implementation = config.stash[IMPLEMENTATION]
     catalogue = load_catalogue()
     unnamed, unknown = [], []
     for item in items:

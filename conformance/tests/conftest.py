@@ -33,7 +33,7 @@ def snapshot_dir(pytestconfig: pytest.Config, impl: Implementation) -> Path:
     configured = pytestconfig.getoption("conformance_snapshots") or pytestconfig.getini("conformance_snapshots")
     if configured:
         return (pytestconfig.invocation_params.dir / configured).resolve()
-    if impl.target == "reference":
+    if impl.name == "reference":  # the reference, in process or through its harness
         return reference_snapshots_dir()
     return pytestconfig.invocation_params.dir / "snapshots" / impl.name
 

@@ -1,0 +1,83 @@
+"""The harness protocol: the reference over a subprocess gives the in-process outcomes, and faulty harnesses are
+reported on the test they hit while the run goes on and nothing hangs past the timeout."""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+
+from conformance.harness import SubprocessTransport
+
+from ._runner import ROOT, run_pytest
+
+FAULTY = f"cmd:{sys.executable} tests/harnesses/faulty.py"
+# A handful of quick tests from several areas, in a fixed order.
+SELECTION = ["conformance/tests/test_elision.py", "-k", "strings_up_to or strings_over or marker_reports", "-p",
+             "no:randomly"]
+
+
+def test_reference_through_the_harness_matches_in_process():
+    """Every rule has the same outcome and test count through `advisor-conformance harness` as in process."""
+    in_process = run_pytest("conformance/tests", "--impl=reference", "-q")
+    harness = run_pytest("conformance/tests", "--impl=cmd:advisor-conformance harness", "-q")
+    assert in_process.returncode == 0 and harness.returncode == 0, harness.stdout[-3000:]
+    assert in_process.report["rules"] == harness.report["rules"]
+    assert in_process.outcomes() == harness.outcomes()
+
+
+@pytest.mark.parametrize("fault, words", [
+    ("crash", "exited (code 3)"),
+    ("garbage", "not JSON"),
+    ("wrong-seq", "answered seq"),
+    ("stderr-exit", "out of memory, giving up"),
+], ids=["crash", "not-json", "wrong-seq", "stderr-and-exit"])
+def test_faulty_harness_fails_one_test_and_the_run_goes_on(tmp_path, fault, words):
+    """A harness fault fails the test it hit with a message that says what happened; later tests still run."""
+    run = run_pytest(*SELECTION, f"--impl={FAULTY} {fault} 3 {tmp_path / 'struck'}", "-q", "--harness-timeout=5")
+    assert run.report is not None, run.stdout + run.stderr
+    outcomes = [test["outcome"] for test in run.report["tests"]]
+    failed = run.failed_tests()
+    assert len(failed) == 1, f"expected exactly the third test to fail: {outcomes}\n{run.stdout[-2000:]}"
+    assert words in failed[0]["message"], failed[0]["message"]
+    assert outcomes.count("passed") == len(outcomes) - 1, "the run did not go on after the fault"
+
+
+def test_hanging_harness_is_stopped_after_the_timeout(tmp_path):
+    """A harness that never answers fails that test after the timeout and is restarted for the next ones."""
+    started = time.monotonic()
+    run = run_pytest(*SELECTION, f"--impl={FAULTY} hang 2 {tmp_path / 'struck'}", "-q", "--harness-timeout=2")
+    elapsed = time.monotonic() - started
+    failed = run.failed_tests()
+    assert len(failed) == 1 and "did not answer" in failed[0]["message"], run.stdout[-2000:]
+    assert [t["outcome"] for t in run.report["tests"]].count("passed") == len(run.report["tests"]) - 1
+    assert elapsed < 60, f"the run took {elapsed:.0f} s"
+
+
+def test_unknown_protocol_version_stops_the_run_clearly(tmp_path):
+    """A harness that answers start with another protocol version is refused before any test, saying why."""
+    run = run_pytest(*SELECTION, f"--impl={FAULTY} protocol 1 {tmp_path / 'struck'}", "-q")
+    assert run.returncode == 4, run.stdout + run.stderr
+    assert "protocol" in run.stderr and "answered start outside the protocol" in run.stderr, run.stderr
+
+
+def test_missing_harness_command_is_a_usage_error():
+    """A cmd: target whose program does not exist stops the run with a usage error."""
+    run = run_pytest(*SELECTION, "--impl=cmd:no-such-harness-program --flag", "-q")
+    assert run.returncode == 4 and "cannot start the harness" in run.stderr, run.stderr
+
+
+def test_transport_replays_start_after_a_crash(tmp_path):
+    """After the harness dies, the next operation restarts it and replays start first."""
+    transport = SubprocessTransport(f"{sys.executable} tests/harnesses/faulty.py crash 2 {tmp_path / 'struck'}",
+                                    timeout=10, cwd=str(ROOT))
+    try:
+        first = transport.start()
+        assert "messages" in transport.call("shape", {"transcript": []})
+        with pytest.raises(Exception, match="exited"):
+            transport.call("shape", {"transcript": []})
+        assert "messages" in transport.call("shape", {"transcript": []})
+        assert transport.restarts == 1 and transport.description == first
+    finally:
+        transport.close()
