@@ -50,8 +50,9 @@ def marks(body: Mapping[str, Any]) -> list[Mark]:
 
 
 def anthropic_400_problems(body: Mapping[str, Any]) -> list[str]:
-    """What the Anthropic API would answer 400 to: more than 4 markers, a marker on an empty text block,
-    an empty text block at all, a 1h marker after a 5m one (no ttl counts as 5m), a non-list system."""
+    """What the Anthropic API would answer 400 to: more than 4 markers, a marker on an empty text block or a
+    thinking block, an empty text block at all, a 1h marker after a 5m one (no ttl counts as 5m), a non-list
+    system."""
     problems = []
     found = marks(body)
     if len(found) > MAX_MARKS:
@@ -67,6 +68,8 @@ def anthropic_400_problems(body: Mapping[str, Any]) -> list[str]:
         if block.get("type") == "text" and not block.get("text"):
             problems.append(f"an empty text block at {where}[{position}]"
                             + (" carries a cache_control marker" if "cache_control" in block else ""))
+        if block.get("type") in ("thinking", "redacted_thinking") and "cache_control" in block:
+            problems.append(f"a cache_control marker on a thinking block at {where}[{position}]")
     if "system" in body and not isinstance(body["system"], list):
         problems.append("system is not a list of text blocks")
     return problems

@@ -42,6 +42,14 @@ def test_empty_blocks_are_caught():
     assert any("carries a cache_control marker" in found for found in anthropic_400_problems(body))
 
 
+def test_thinking_blocks_cannot_carry_markers():
+    """A cache_control marker on a thinking block is reported."""
+    body = _body(None)
+    body["messages"][0]["content"].insert(0, {"type": "thinking", "thinking": "hm", "signature": "s",
+                                              "cache_control": ONE_HOUR})
+    assert any("thinking block" in found for found in anthropic_400_problems(body)), anthropic_400_problems(body)
+
+
 def test_system_must_be_a_list():
     """A system prompt given as a string cannot carry a marker, and is reported."""
     body = _body()
