@@ -41,4 +41,7 @@ def test_rendered_request_matches_snapshot(impl, request_snapshot, path):
     if "error" in answer:
         raise violation("flatten.deterministic", f"shape answered an error for the transcript {path.name}",
                         input=fixture["input"], actual=answer["error"])
-    assert answer == request_snapshot, f"[flatten.deterministic] the rendered request for {path.name} changed"
+    assert answer == request_snapshot, (
+        f"[flatten.deterministic] the rendered request changed from its recorded snapshot\n"
+        f"input: fixtures/transcripts/{path.name}"
+    )
