@@ -42,6 +42,26 @@ def test_files_reach_the_request_as_loaded(impl):
               actual=request["messages"][-1])
 
 
+@pytest.mark.rule(id="handler.one-request")
+def test_each_call_sends_the_conversation_as_it_is_then(impl):
+    """Two calls of one turn each send the live snapshot of their own call, not one taken earlier."""
+    later = [*SNAPSHOT[:2],
+             {"role": "assistant", "content": "I ran the tests: two still fail."},
+             {"role": "user", "content": "Fix them without touching the fixtures."},
+             {"role": "assistant", "content": "",
+              "tool_calls": [{"id": "call_adv2", "name": "advisor", "arguments": {"question": "Now what?"}}]}]
+    params = scenario([{"call": call(input={"question": "first"})},
+                       {"call": call(input={"question": "second"}, snapshot=later)}], runtime={"max_uses_per_run": 2})
+    answer = run(impl, params, "handler.one-request")
+    for index, (snapshot, question) in enumerate([(SNAPSHOT, "first"), (later, "second")]):
+        requests = requests_of(answer, index)
+        check_equal(len(requests), 1, "handler.one-request", f"call {index} did not send exactly one request",
+                    input=params)
+        shaped = answer_of(impl, "shape", {"transcript": snapshot, "question": question}, "handler.one-request")
+        check_equal(requests[0]["messages"], shaped.get("messages"), "handler.one-request",
+                    f"call {index} did not send its own call's snapshot", input=params)
+
+
 @pytest.mark.rule(id="handler.file-count-first")
 def test_file_count_is_checked_before_any_file_is_read(impl):
     """Nine paths, one a FIFO and one missing, give too_many_files at once: no file is opened, no use counted."""
@@ -117,6 +137,18 @@ def test_note_is_the_answer_trimmed(impl, pad_left, text, pad_right):
     check_equal(note, text, "handler.note-trimmed", "the note is not the trimmed answer", input=params)
 
 
+@pytest.mark.rule(id="handler.note-trimmed")
+@pytest.mark.parametrize("edge", s.NOT_GO_SPACES + ["\x1d\x1e\x1f"],
+                         ids=["file-separator", "byte-order-mark", "zero-width-space", "other-separators"])
+def test_note_keeps_what_go_does_not_count_as_white_space(impl, edge):
+    """Characters outside Go's white space (U+001C..U+001F, U+FEFF, U+200B) stay at the edges of the note."""
+    text = f"{edge}Check the retry loop first.{edge}"
+    params = scenario([{"call": call(provider=[reply(" \n" + text + "\t ")])}])
+    note = result_of(run(impl, params, "handler.note-trimmed"), 0, "handler.note-trimmed", params)
+    check_equal(note, text, "handler.note-trimmed", "the note was trimmed of more than Go's white space",
+                input=params)
+
+
 @pytest.mark.rule(id="handler.token-limit-note")
 def test_answer_cut_at_the_token_limit_says_so(impl, strings):
     """An answer that stopped on the token limit gets the declared token-limit note after a blank line."""
@@ -166,6 +198,22 @@ def test_input_types_come_before_the_file_count(impl):
     error = error_of(run(impl, params, "handler.step-order"), 0, "handler.step-order", params)
     check_equal(error["code"], "invalid_input", "handler.step-order", "the file count was checked before the types",
                 input=params, actual=error)
+
+
+@pytest.mark.rule(id="handler.step-order")
+@pytest.mark.parametrize("bad_input, code", [({"question": 3}, "invalid_input"),
+                                             ({"files": ["src/app.py"] * 9}, "missing_snapshot"),
+                                             ({"files": ["missing.txt"]}, "missing_snapshot"),
+                                             ({"files": ["pipe"]}, "missing_snapshot")],
+                         ids=["type-first", "then-snapshot-before-count", "snapshot-before-missing-file",
+                              "snapshot-before-special-file"])
+def test_snapshot_is_checked_after_the_types_and_before_the_files(impl, bad_input, code):
+    """Without a snapshot, a wrongly typed input fails on its type, and any file problem waits for the snapshot."""
+    with workspace(SPEC) as work:
+        params = scenario([{"call": call(input=bad_input, snapshot=None)}], work_dir=str(work))
+        error = error_of(run(impl, params, "handler.step-order"), 0, "handler.step-order", params)
+        check_equal(error["code"], code, "handler.step-order", "the checks did not run in the order types, snapshot, "
+                    "file count, files", input=params, actual=error)
 
 
 @pytest.mark.rule(id="handler.provider-request")

@@ -12,9 +12,9 @@ from conformance.scenarios import call, error_of, requests_of, result_of, run, s
 def test_tool_definition(impl):
     """The tool is `advisor` with optional string `question` and string-array `files`, nothing required, nothing else."""
     definition = answer_of(impl, "tool_definition", {}, "tool.definition")
-    check("error" not in definition, "tool.definition", "the tool definition was not answered", actual=definition)
+    check("error" not in definition, "tool.definition", "the tool definition was not answered", answer=definition)
     schema = definition["input_schema"]
-    check_equal(definition["name"], "advisor", "tool.definition", "the tool is not named advisor")
+    check_equal(definition["name"], "advisor", "tool.definition", "the tool is not named advisor", actual=definition)
     check_equal(schema.get("type"), "object", "tool.definition", "the input schema is not an object schema",
                 input=definition)
     properties = schema.get("properties", {})
@@ -23,12 +23,12 @@ def test_tool_definition(impl):
     check_equal(properties["question"].get("type"), "string", "tool.definition", "question is not a string",
                 input=definition)
     check(properties["files"].get("type") == "array" and properties["files"].get("items", {}).get("type") == "string",
-          "tool.definition", "files is not an array of strings", actual=schema)
-    check(not schema.get("required"), "tool.definition", "the input schema requires a field", actual=schema)
+          "tool.definition", "files is not an array of strings", answer=definition)
+    check(not schema.get("required"), "tool.definition", "the input schema requires a field", answer=definition)
     check(schema.get("additionalProperties") is False, "tool.definition",
-          "the input schema allows extra properties", actual=schema)
+          "the input schema allows extra properties", answer=definition)
     check(isinstance(definition["description"], str) and definition["description"].strip() != "", "tool.definition",
-          "the tool has no description", actual=definition)
+          "the tool has no description", answer=definition)
 
 
 @pytest.mark.rule(id="tool.unknown-keys-ignored")

@@ -33,11 +33,20 @@ RUNTIME = {"blocked_paths": ["secrets"], "max_uses_per_run": 1}
 def _run_within(impl, params, rules, seconds=30):
     """Run a scenario in a daemon thread, failing (not hanging) if it takes longer than ``seconds``."""
     box = {}
-    thread = threading.Thread(target=lambda: box.update(answer=run(impl, params, rules)), daemon=True)
+
+    def answer():
+        try:
+            box["answer"] = run(impl, params, rules)
+        except AssertionError as exc:  # a rule violation: raised again below, in the test's own thread
+            box["raised"] = exc
+
+    thread = threading.Thread(target=answer, daemon=True)
     thread.start()
     thread.join(seconds)
     if thread.is_alive():
         raise violation(rules, f"the call did not return within {seconds} s (a blocking read?)", input=params)
+    if "raised" in box:
+        raise box["raised"]
     if "answer" not in box:
         raise violation(rules, "the scenario raised instead of answering", input=params)
     return box["answer"]
@@ -109,6 +118,15 @@ def test_missing_file_is_an_error_naming_the_path(impl):
           actual=error)
 
 
+@pytest.mark.rule(id="workspace.missing-file")
+@pytest.mark.parametrize("path", ["./src/nope.go", "src/../src/nope.go", "docs/../src/nope.go"])
+def test_missing_file_error_names_the_path_as_spelt(impl, path):
+    """The error of a missing file names it exactly as the caller spelt it, not normalised."""
+    error = _refused(impl, path, "workspace.missing-file")
+    check(path in error["message"], "workspace.missing-file", "the error does not name the path as the caller spelt it",
+          input={"files": [path]}, actual=error)
+
+
 @pytest.mark.rule(id="workspace.capped-reader")
 def test_huge_sparse_file_is_read_capped(impl):
     """A 4 GiB file is sent as its first 32768 bytes and a marker with its true size."""
@@ -116,6 +134,35 @@ def test_huge_sparse_file_is_read_capped(impl):
     expected = oracle.file_block("huge.bin", b"\0" * 32768 + oracle.marker(4 * 1024**3).encode())
     check(final.startswith(expected), "workspace.capped-reader", "the huge file was not capped with its true size",
           input=params, actual=final[:200] + "…" + final[32700:33000])
+
+
+#: Sparse sizes to try, largest first: beyond any address space, then the limits of common file systems (ext4
+#: stops just short of 16 TiB). Any of them is far more than memory, so only a capped read can answer.
+VAST_SIZES = (2**50, 2**44 - 4096, 2**40)
+
+
+@pytest.mark.rule(id="workspace.capped-reader")
+def test_file_larger_than_memory_is_read_capped(impl):
+    """A sparse file far larger than memory is sent at once as its first 32768 bytes and a marker with its size."""
+    with workspace(SPEC) as work:
+        for size in VAST_SIZES:
+            try:
+                with open(work / "vast.bin", "wb") as handle:
+                    handle.truncate(size)
+                break
+            except OSError:
+                continue
+        else:
+            pytest.skip("the file system holds no sparse file of 1 TiB")
+        params = scenario([{"call": call(input={"files": ["vast.bin"]})}], work_dir=str(work))
+        answer = _run_within(impl, params, "workspace.capped-reader")
+        result_of(answer, 0, "workspace.capped-reader", params)
+        (request,) = requests_of(answer, 0)
+        final = request["messages"][-1]["content"]
+        expected = oracle.file_block("vast.bin", b"\0" * 32768 + oracle.marker(size).encode())
+        check(final.startswith(expected), "workspace.capped-reader",
+              f"a file of {size} bytes was not capped with its true size", input=params,
+              actual=final[:200] + "…" + final[32700:33000])
 
 
 @pytest.mark.rule(id="workspace.capped-reader")

@@ -3,11 +3,39 @@ Each is the reference with one runtime, handler or provider part done wrong."""
 
 from __future__ import annotations
 
-from reference._budget import UseCounter
-from reference._handler import AdvisorHandler, AdvisorRuntime
-from reference._sessions import new_cache_key
-from reference._tool import decode_tool_input
-from reference._workspace import load_files
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import fields, replace
+
+from reference._budget import (
+    DEFAULT_CHILD_MAX_USES,
+    DEFAULT_MAX_USES,
+    BudgetStore,
+    UseCounter,
+    UseGrant,
+)
+from reference._errors import AdvisorInputError, reject_unknown_keys
+from reference._files import MAX_FILE_BYTES, LoadedFile
+from reference._handler import (
+    AdvisorCallFailed,
+    AdvisorHandler,
+    AdvisorRuntime,
+    RuntimeConfig,
+    budget_spent_note,
+    make_note,
+)
+from reference._provider import ProviderError, ProviderRequest
+from reference._sessions import CACHE_KEY_SLOT, new_cache_key
+from reference._text import trim_space
+from reference._tool import ToolInput, decode_tool_input
+from reference._workspace import (
+    FileRefused,
+    PathPolicy,
+    _inside,
+    load_files,
+    read_capped,
+)
 from reference.adapter import ReferenceAdapter
 
 from . import breaks
@@ -68,3 +96,519 @@ class UseOnMissingFile(ReferenceAdapter):
             handler = super().new_handler(agent_id)
             return UseCountedBeforeFiles(**{k: getattr(handler, k) for k in
                                             ("runtime", "counter", "cache_key", "transport_session", "parent_session")})
+
+
+# -- the reference handler with its steps as methods --------------------------------------------------------------
+
+
+class StepHandler(AdvisorHandler):
+    """The reference handler, step for step, with each step a method so a broken implementation replaces one.
+
+    ``handle`` does what :meth:`AdvisorHandler.handle` does: validate (decode, snapshot, file count, load), count
+    the use, shape the messages, build the request, ask the provider, make the note.
+    """
+
+    agent_id: str | None = None
+
+    def handle(self, raw_input, snapshot):
+        tool_input, files = self.validate(raw_input, snapshot)
+        grant = self.counter.take()
+        if not grant.granted:
+            return self.spent(grant)
+        answer = self.ask(self.request(self.runtime.builder.build(snapshot, tool_input.question, files)))
+        return self.note(answer)
+
+    def validate(self, raw_input, snapshot) -> tuple[ToolInput, list[LoadedFile]]:
+        tool_input = self.decode(raw_input)
+        if snapshot is None:
+            raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
+                                    code="missing_snapshot")
+        self.runtime.builder.check_file_count(len(tool_input.files), at="input.files")
+        return tool_input, self.load(tool_input.files) if tool_input.files else []
+
+    def decode(self, raw_input) -> ToolInput:
+        return decode_tool_input(raw_input)
+
+    def load(self, paths) -> list[LoadedFile]:
+        policy = self.runtime.policy
+        if policy is None:
+            raise FileRefused("file access is not configured for the advisor", at="input.files")
+        files = []
+        for index, raw in enumerate(paths):
+            at = f"input.files[{index}]"
+            host_path = policy.resolve(raw, at)
+            data, size = self.read(host_path, raw, at)
+            files.append(LoadedFile(path=self.display(raw), data=data, size=size))
+        return files
+
+    def read(self, host_path: str, raw: str, at: str) -> tuple[bytes, int]:
+        return read_capped(host_path, raw, at)
+
+    def display(self, raw: str) -> str:
+        return self.runtime.policy.display_path(raw)
+
+    def spent(self, grant: UseGrant) -> str:
+        return budget_spent_note(self.runtime.strings, grant.used, grant.limit)
+
+    def request(self, messages) -> ProviderRequest:
+        config = self.runtime.config
+        return ProviderRequest(
+            model=config.model,
+            messages=tuple(messages),
+            max_tokens=config.max_tokens,
+            reasoning=config.reasoning,
+            stream=config.reasoning is not None,
+            prompt_cache_key=self.cache_key,
+            transport_session=self.transport_session,
+            parent_session=self.parent_session,
+        )
+
+    def ask(self, request: ProviderRequest):
+        try:
+            return self.runtime.provider.complete(request)
+        except ProviderError as exc:
+            raise AdvisorCallFailed(f"the advisor call failed: {exc}", status=exc.status) from exc
+
+    def note(self, answer) -> str:
+        return make_note(self.runtime.strings, answer)
+
+
+class StepRuntime(AdvisorRuntime):
+    """The reference runtime building :attr:`handler_class` handlers, with its path policy from :attr:`policy_class`."""
+
+    handler_class = StepHandler
+    policy_class = PathPolicy
+
+    def __init__(self, config, provider, **kwargs):
+        super().__init__(config, provider, **kwargs)
+        if self.policy is not None:
+            self.policy = self.policy_class(config.work_dir, tuple(config.blocked_paths), config.confine_to_work_dir)
+
+    def new_handler(self, agent_id=None):
+        handler = super().new_handler(agent_id)
+        stepped = self.handler_class(**{f.name: getattr(handler, f.name) for f in fields(handler)})
+        stepped.agent_id = agent_id
+        return stepped
+
+
+def _with_runtime_defaults(params, **defaults):
+    """The scenario params with ``defaults`` filled into the runtime where it does not set them."""
+    if not isinstance(params, Mapping) or not isinstance(params.get("runtime", {}), (Mapping, type(None))):
+        return params
+    runtime = dict(params.get("runtime") or {})
+    for key, value in defaults.items():
+        runtime.setdefault(key, value(runtime) if callable(value) else value)
+    return {**params, "runtime": runtime}
+
+
+# -- tool -----------------------------------------------------------------------------------------------------------
+
+
+@breaks("tool.definition", "the input schema leaves out additionalProperties: false, so it allows extra properties")
+class SchemaAllowsExtraProperties(ReferenceAdapter):
+    def tool_definition(self, params=None):
+        definition = super().tool_definition(params)
+        del definition["input_schema"]["additionalProperties"]
+        return definition
+
+
+@breaks("tool.unknown-keys-ignored", "the input is decoded strictly: an unknown key is an invalid_input error")
+class StrictToolInput(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def decode(self, raw_input):
+                if isinstance(raw_input, Mapping):
+                    reject_unknown_keys(raw_input, frozenset({"question", "files"}), "input")
+                return super().decode(raw_input)
+
+
+@breaks("tool.wrong-type-error", "files items are coerced with str() instead of checked, so [7] or [null] becomes a "
+                                 "path and fails later as a file_error, not invalid_input")
+class FileItemsCoerced(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def decode(self, raw_input):
+                if isinstance(raw_input, Mapping) and isinstance(raw_input.get("files"), list):
+                    raw_input = {**raw_input, "files": [str(path) for path in raw_input["files"]]}
+                return super().decode(raw_input)
+
+
+# -- workspace ------------------------------------------------------------------------------------------------------
+
+
+class _SpeltBlockedPolicy(PathPolicy):
+    """Blocked paths are matched against the path as the caller spelt it; only a path that is itself a link is
+    resolved first."""
+
+    def resolve(self, raw, at):
+        if not raw or "\x00" in raw:
+            raise FileRefused(f"{raw!r} is not a file path", at=at)
+        joined = os.path.join(self.work_dir, raw)
+        real = os.path.realpath(joined)
+        judged = os.path.relpath(real, self._resolved_work_dir) if os.path.islink(joined) else raw
+        for blocked in self.blocked:
+            if judged == blocked or judged.startswith(blocked.rstrip("/") + "/"):
+                raise FileRefused(f"{raw}: blocked by the path policy", at=at)
+        if self.confine and not _inside(real, self._resolved_work_dir):
+            raise FileRefused(f"{raw}: outside the working directory", at=at)
+        return real
+
+
+@breaks("workspace.path-policy", "blocked paths are matched against the path as spelt, so ./secrets/token.txt "
+                                 "slips past a block on secrets")
+class BlockedPathAsSpelt(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        policy_class = _SpeltBlockedPolicy
+
+
+class _LexicalBlockedPolicy(PathPolicy):
+    """The blocked-path check compares normalised paths lexically, without following links."""
+
+    def resolve(self, raw, at):
+        if not raw or "\x00" in raw:
+            raise FileRefused(f"{raw!r} is not a file path", at=at)
+        lexical = os.path.normpath(os.path.join(self.work_dir, raw))
+        for blocked in self.blocked:
+            if _inside(lexical, os.path.normpath(os.path.join(self.work_dir, blocked))):
+                raise FileRefused(f"{raw}: blocked by the path policy", at=at)
+        real = os.path.realpath(lexical)
+        if self.confine and not _inside(real, self._resolved_work_dir):
+            raise FileRefused(f"{raw}: outside the working directory", at=at)
+        return real
+
+
+@breaks("workspace.symlinks", "the blocked-path check is lexical (normpath, no realpath), so a link into a blocked "
+                              "directory is read")
+class BlockedCheckIgnoresLinks(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        policy_class = _LexicalBlockedPolicy
+
+
+class _LexicalConfinementPolicy(PathPolicy):
+    """Confinement compares the normalised path lexically, without following links."""
+
+    def resolve(self, raw, at):
+        if not raw or "\x00" in raw:
+            raise FileRefused(f"{raw!r} is not a file path", at=at)
+        real = os.path.realpath(os.path.join(self.work_dir, raw))
+        for blocked in self._resolved_blocked:
+            if _inside(real, blocked):
+                raise FileRefused(f"{raw}: blocked by the path policy", at=at)
+        lexical = os.path.normpath(os.path.join(self.work_dir, raw))
+        if self.confine and not _inside(lexical, os.path.normpath(self.work_dir)):
+            raise FileRefused(f"{raw}: outside the working directory", at=at)
+        return real
+
+
+@breaks("workspace.confinement", "confinement checks the normalised path lexically, so a link that leads out of the "
+                                 "working directory is read")
+class ConfinementIgnoresLinks(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        policy_class = _LexicalConfinementPolicy
+
+
+@breaks("workspace.capped-reader", "the true size is taken from the bytes read, not from stat, so a file cut at the "
+                                   "cap looks exactly 32768 bytes long and gets no marker")
+class SizeFromBytesRead(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def read(self, host_path, raw, at):
+                data, _ = read_capped(host_path, raw, at)
+                return data, len(data)
+
+
+@breaks("workspace.display-path", "the file is shown by the path as the caller gave it, unnormalised, and an "
+                                  "absolute path as the host path")
+class DisplayPathAsGiven(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def display(self, raw):
+                return raw
+
+
+@breaks("workspace.special-files", "the file is opened non-blocking and read without a file-type check, so a FIFO "
+                                   "reads as empty and /dev/zero as 32768 NUL bytes")
+class NoFileTypeCheck(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def read(self, host_path, raw, at):
+                try:
+                    fd = os.open(host_path, os.O_RDONLY | os.O_NONBLOCK)
+                except FileNotFoundError:
+                    raise FileRefused(f"{raw}: no such file", at=at) from None
+                except OSError as exc:
+                    raise FileRefused(f"{raw}: cannot be opened ({os.strerror(exc.errno or 0)})", at=at) from None
+                try:
+                    size = os.fstat(fd).st_size
+                    chunks, remaining = [], MAX_FILE_BYTES
+                    while remaining > 0:
+                        chunk = os.read(fd, remaining)
+                        if not chunk:
+                            break
+                        chunks.append(chunk)
+                        remaining -= len(chunk)
+                except OSError as exc:  # a directory: EISDIR on the read
+                    raise FileRefused(f"{raw}: cannot be read ({os.strerror(exc.errno or 0)})", at=at) from None
+                finally:
+                    os.close(fd)
+                data = b"".join(chunks)
+                return data, max(size, len(data))
+
+
+@breaks("workspace.missing-file", "read errors name the file by its normalised display path, not as the caller gave "
+                                  "it")
+class MissingFileNamedByDisplayPath(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def read(self, host_path, raw, at):
+                return read_capped(host_path, self.display(raw), at)
+
+
+# -- handler --------------------------------------------------------------------------------------------------------
+
+
+@breaks("handler.one-request", "the handler keeps the snapshot of its first call, so a later call in the same turn "
+                               "sends a stale conversation")
+class SnapshotTakenOncePerTurn(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            first_snapshot = None
+
+            def handle(self, raw_input, snapshot):
+                if snapshot is not None and self.first_snapshot is None:
+                    self.first_snapshot = snapshot
+                return super().handle(raw_input, self.first_snapshot if snapshot is not None else None)
+
+
+@breaks("handler.file-count-first", "the files are loaded first and the loaded ones counted, so a bad file among nine "
+                                    "fails as a file_error")
+class FilesCountedAfterLoading(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def validate(self, raw_input, snapshot):
+                tool_input = self.decode(raw_input)
+                if snapshot is None:
+                    raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
+                                            code="missing_snapshot")
+                files = self.load(tool_input.files) if tool_input.files else []
+                self.runtime.builder.check_file_count(len(files), at="input.files")
+                return tool_input, files
+
+
+@breaks("handler.step-order", "the file count is checked on the raw input before the types are decoded, so nine "
+                              "files with a wrongly typed question give too_many_files")
+class FileCountBeforeTypes(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def validate(self, raw_input, snapshot):
+                if isinstance(raw_input, Mapping) and isinstance(raw_input.get("files"), list):
+                    self.runtime.builder.check_file_count(len(raw_input["files"]), at="input.files")
+                return super().validate(raw_input, snapshot)
+
+
+@breaks("handler.provider-request", "max_tokens is not passed on: the request carries the default 4096 whatever is "
+                                    "configured")
+class DefaultMaxTokens(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def request(self, messages):
+                return replace(super().request(messages), max_tokens=RuntimeConfig().max_tokens)
+
+
+@breaks("handler.failure-consumes-use", "a 429 (rate limited) is taken as no call made and the use is given back")
+class RateLimitRefundsUse(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def ask(self, request):
+                try:
+                    return super().ask(request)
+                except AdvisorCallFailed as exc:
+                    if exc.status == 429:
+                        with self.counter._lock:
+                            self.counter._used -= 1
+                    raise
+
+
+@breaks("handler.note-trimmed", "the answer is trimmed with Python's str.strip, which also strips U+001C..U+001F "
+                                "that Go's TrimSpace keeps")
+class NoteTrimmedByPythonStrip(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def note(self, answer):
+                note = answer.text.strip() or self.runtime.strings.no_content_note
+                if answer.finish_reason == "length":
+                    note += "\n\n" + self.runtime.strings.token_limit_note
+                return note
+
+
+@breaks("handler.token-limit-note", "the token limit is recognised by Anthropic's stop reason max_tokens, not the "
+                                    "neutral finish reason length, so the note is never added")
+class TokenLimitByStopReason(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def note(self, answer):
+                note = trim_space(answer.text) or self.runtime.strings.no_content_note
+                if answer.finish_reason == "max_tokens":
+                    note += "\n\n" + self.runtime.strings.token_limit_note
+                return note
+
+
+@breaks("handler.empty-answer-note", "emptiness is checked before trimming, so a blank answer becomes an empty note")
+class EmptyCheckedBeforeTrim(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def note(self, answer):
+                note = trim_space(answer.text) if answer.text else self.runtime.strings.no_content_note
+                if answer.finish_reason == "length":
+                    note += "\n\n" + self.runtime.strings.token_limit_note
+                return note
+
+
+# -- budget ---------------------------------------------------------------------------------------------------------
+
+
+@breaks("budget.default-cap", "without max_uses_per_run the main agent gets the child default of 1 use")
+class DefaultCapIsChildCap(ReferenceAdapter):
+    def scenario(self, params):
+        return super().scenario(_with_runtime_defaults(params, max_uses_per_run=DEFAULT_CHILD_MAX_USES))
+
+
+@breaks("budget.exhausted-result", "past the cap the call fails with an invalid_input error carrying the budget note")
+class ExhaustedIsAnError(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def spent(self, grant):
+                raise AdvisorInputError(super().spent(grant), at="input")
+
+
+@breaks("budget.no-provider-call", "the use is counted when the answer comes back, so calls past the cap still reach "
+                                   "the provider (their answer is dropped for the budget note)")
+class CountedAfterTheCall(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def handle(self, raw_input, snapshot):
+                tool_input, files = self.validate(raw_input, snapshot)
+                request = self.request(self.runtime.builder.build(snapshot, tool_input.question, files))
+                try:
+                    answer = self.ask(request)
+                except AdvisorCallFailed:
+                    self.counter.take()
+                    raise
+                grant = self.counter.take()
+                if not grant.granted:
+                    return self.spent(grant)
+                return self.note(answer)
+
+
+@breaks("budget.tool-stays-registered", "the advisor is taken out of the tool list once the main agent's budget is "
+                                        "spent")
+class ToolRemovedWhenSpent(ReferenceAdapter):
+    class runtime_class(AdvisorRuntime):
+        def tools(self):
+            return [] if self.counter.used >= self.counter.limit else super().tools()
+
+
+@breaks("budget.child-default-cap", "without child_max_uses a child agent inherits the main agent's cap")
+class ChildInheritsMainCap(ReferenceAdapter):
+    def scenario(self, params):
+        return super().scenario(_with_runtime_defaults(
+            params, child_max_uses=lambda runtime: runtime.get("max_uses_per_run", DEFAULT_MAX_USES)))
+
+
+class RacyCounter(UseCounter):
+    """Checks the cap, then counts under the lock a moment later: concurrent calls all pass the check."""
+
+    def take(self):
+        if self._used >= self.limit:
+            return UseGrant(False, self._used, self.limit)
+        threading.Event().wait(0.005)
+        with self._lock:
+            self._used += 1
+            return UseGrant(True, self._used, self.limit)
+
+
+class RacyBudgetStore(BudgetStore):
+    def counter(self, agent_id):
+        with self._lock:
+            counter = self._counters.get(agent_id)
+            if counter is None:
+                counter = self._counters[agent_id] = RacyCounter(self.limit)
+            return counter
+
+
+@breaks("budget.atomic", "the cap check and the increment are not under one lock, so concurrent calls all pass the "
+                         "check before any counts")
+class CheckThenIncrement(ReferenceAdapter):
+    class runtime_class(AdvisorRuntime):
+        def __init__(self, config, provider, **kwargs):
+            super().__init__(config, provider, **kwargs)
+            self.counter = RacyCounter(config.max_uses_per_run)
+            self.children = RacyBudgetStore(config.child_max_uses)
+
+
+class ZeroMeansUnlimited(UseCounter):
+    """A cap of 0 is read as "no cap"."""
+
+    def take(self):
+        if self.limit == 0:
+            with self._lock:
+                self._used += 1
+                return UseGrant(True, self._used, self.limit)
+        return super().take()
+
+
+@breaks("budget.zero-cap", "a cap of 0 is read as no cap at all, so every call is answered")
+class ZeroCapUnlimited(ReferenceAdapter):
+    class runtime_class(AdvisorRuntime):
+        def __init__(self, config, provider, **kwargs):
+            super().__init__(config, provider, **kwargs)
+            self.counter = ZeroMeansUnlimited(config.max_uses_per_run)
+
+
+# -- transport ------------------------------------------------------------------------------------------------------
+
+
+@breaks("transport.main-session", "the main agent's advisor uses the parent's own session <session> as its transport "
+                                  "session")
+class MainAdvisorOnParentSession(ReferenceAdapter):
+    class runtime_class(AdvisorRuntime):
+        def new_handler(self, agent_id=None):
+            handler = super().new_handler(agent_id)
+            if agent_id is None and self.config.session_id:
+                handler.transport_session = self.config.session_id
+            return handler
+
+
+@breaks("transport.no-session", "the session names are formatted from an empty session id, giving -advisor with "
+                                "parent \"\"")
+class SessionFormattedFromEmpty(ReferenceAdapter):
+    class runtime_class(AdvisorRuntime):
+        def new_handler(self, agent_id=None):
+            handler = super().new_handler(agent_id)
+            session = self.config.session_id or ""
+            handler.transport_session = session + ("-advisor" if agent_id is None else "-subagent-advisor")
+            handler.parent_session = session
+            return handler
+
+
+@breaks("transport.fresh-key", "without a store key the runtime mints one key and every handler shares it")
+class OneFallbackKeyPerRuntime(ReferenceAdapter):
+    class runtime_class(AdvisorRuntime):
+        def __init__(self, config, provider, **kwargs):
+            super().__init__(config, provider, **kwargs)
+            self.fallback_key = new_cache_key()
+
+        def new_handler(self, agent_id=None):
+            handler = super().new_handler(agent_id)
+            stored = self.cache_keys.key(CACHE_KEY_SLOT) if self.cache_keys is not None else ""
+            handler.cache_key = stored or self.fallback_key
+            return handler
+
+
+@breaks("transport.advisor-profile", "sub-agent advisor requests keep the delegation cache profile, not the advisor "
+                                     "profile")
+class SubagentWithoutAdvisorProfile(ReferenceAdapter):
+    class runtime_class(StepRuntime):
+        class handler_class(StepHandler):
+            def request(self, messages):
+                return replace(super().request(messages), advisor_cache_profile=self.agent_id is None)
