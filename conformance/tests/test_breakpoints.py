@@ -85,6 +85,14 @@ def test_four_markers_when_the_tail_is_long(impl):
                 input={"tail_blocks": 46})
 
 
+@pytest.mark.rule(id="breakpoints.max-four")
+def test_four_tail_markers_without_a_system_block(impl):
+    """Without a system block, a tail of 46 or more blocks gets all 4 markers: none is kept back for a system block."""
+    body, _ = _body(impl, s.block_messages(46, system=False), "breakpoints.max-four")
+    check_equal(len(marks(body)), 4, "breakpoints.max-four", "a long request without a system block does not use "
+                "all 4 markers", input={"tail_blocks": 46, "system": False}, actual=marks(body))
+
+
 @pytest.mark.rule(id="breakpoints.final-unmarked")
 @given(messages=s.rendered_messages(max_size=40))
 def test_final_message_never_marked(impl, messages):

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from conformance.checks import check, check_equal
-from conformance.loopback import Reply, expected_answers, refused_url
+from conformance.loopback import Reply, expected_answers, recorded_answer, refused_url
 from conformance.scenarios import budget_note, call, declared, error_of, result_of, run, scenario
 
 ANSWERS = expected_answers()
@@ -112,6 +112,18 @@ def test_stream_required_means_400_with_stream_and_must_or_required(impl, lb, bo
                 f"a 400 with body {body!r} was {'not ' if retried else ''}retried", input=params)
 
 
+@pytest.mark.rule(id="streaming.stream-required-detection")
+@pytest.mark.parametrize("status", [422, 500])
+def test_stream_required_body_on_another_status_is_not_retried(impl, lb, status):
+    """Only an HTTP 400 is a stream-required error: another status whose body asks for a stream is not retried."""
+    lb.expect(Reply(status, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER["openai"]))
+    answer, params = _run(impl, "openai", lb, "streaming.stream-required-detection")
+    shown = {"scenario": params, "answered": f"HTTP {status} {STREAM_REQUIRED}"}
+    check_equal(len(lb.received), 1, "streaming.stream-required-detection",
+                f"HTTP {status} with body {STREAM_REQUIRED!r} was retried", input=shown)
+    error_of(answer, 0, "streaming.stream-required-detection", shown)
+
+
 @pytest.mark.rule(id="streaming.no-other-retry")
 @pytest.mark.parametrize("status, body", [(500, '{"error":"internal"}'), (429, '{"error":"rate limited"}'),
                                           (400, '{"error":{"message":"model not found"}}'), (503, "")],
@@ -150,6 +162,22 @@ def test_stream_cut_before_its_final_event_fails(impl, lb, strings, provider):
     check_equal(result_of(answer, 1, "streaming.final-event-required", params),
                 budget_note(strings, 1, 1, "streaming.final-event-required"), "streaming.final-event-required",
                 "the failed call gave its use back", input=params)
+
+
+@pytest.mark.rule(id="streaming.final-event-required")
+@pytest.mark.parametrize("provider, final", [("anthropic", "message_stop"), ("openai", "data: [DONE]"),
+                                             ("codex", "response.completed")], ids=PROVIDERS)
+def test_stream_with_its_stop_reason_but_no_final_event_fails(impl, lb, provider, final):
+    """A stream that sent all its text and its stop reason but ends before its final event fails the call."""
+    events = [event for event in recorded_answer(STREAM_ANSWER[provider]).split("\n\n") if event.strip()]
+    check(final in events[-1], "streaming.final-event-required", "the recorded stream does not end with its final "
+          "event", input=STREAM_ANSWER[provider], expected=final, actual=events[-1])  # a guard on the fixture
+    lb.expect(Reply.events("\n\n".join(events[:-1]) + "\n\n"))
+    answer, params = _run(impl, provider, lb, "streaming.final-event-required", reasoning="high")
+    shown = {"scenario": params, "stream": f"{STREAM_ANSWER[provider]} without its last event ({final})"}
+    error = error_of(answer, 0, "streaming.final-event-required", shown)
+    check_equal(error["code"], "provider_error", "streaming.final-event-required",
+                f"a stream without {final} did not fail with provider_error", input=shown, actual=error)
 
 
 @pytest.mark.rule(id="streaming.anthropic-events")
@@ -192,14 +220,20 @@ def test_openai_streams(impl, lb, strings, name, provider):
 
 
 @pytest.mark.rule(id="streaming.openai-chunks")
-@pytest.mark.parametrize("name, provider", [("openai-stream-error.sse", "openai"), ("codex-stream-error.sse", "codex")],
-                         ids=["chat-error-chunk", "responses-failed"])
-def test_openai_stream_errors_fail_the_call(impl, lb, name, provider):
-    """An error inside an OpenAI stream fails the call."""
+@pytest.mark.parametrize("name, provider, reported", [
+    ("openai-stream-error.sse", "openai", "the server had an error"),
+    ("codex-stream-error.sse", "codex", "the model produced invalid content"),
+], ids=["chat-error-chunk", "responses-failed"])
+def test_openai_stream_errors_fail_the_call(impl, lb, name, provider, reported):
+    """An error inside an OpenAI stream fails the call, and the error says what the stream reported."""
     lb.expect(Reply.recorded(name))
     answer, params = _run(impl, provider, lb, "streaming.openai-chunks", reasoning="medium")
-    check_equal(error_of(answer, 0, "streaming.openai-chunks", params)["code"], "provider_error",
-                "streaming.openai-chunks", "a stream error did not fail the call", input=params)
+    error = error_of(answer, 0, "streaming.openai-chunks", params)
+    check_equal(error["code"], "provider_error", "streaming.openai-chunks", "a stream error did not fail the call",
+                input=params, actual=error)
+    check(reported in error["message"].lower(), "streaming.openai-chunks",
+          "the error does not say what the stream reported (was the error chunk read, or the stream taken as cut?)",
+          input=params, expected=f"a message containing {reported!r}", actual=error)
 
 
 @pytest.mark.rule(id="streaming.failure-report")
@@ -212,6 +246,18 @@ def test_http_errors_report_status_and_body(impl, lb, status):
     check(str(status) in error["message"] and "quota-exceeded-for-model-x7" in error["message"],
           "streaming.failure-report", "the error does not show the status and the body", input=params,
           actual=error)
+
+
+@pytest.mark.rule(id="streaming.failure-report")
+@pytest.mark.parametrize("provider", PROVIDERS)
+def test_http_errors_on_a_stream_report_status_and_body(impl, lb, provider):
+    """An HTTP error in answer to a streaming call is reported with its status and an excerpt of the body too."""
+    lb.expect(Reply(500, '{"error":{"message":"quota-exceeded-for-model-x7"}}'))
+    answer, params = _run(impl, provider, lb, "streaming.failure-report", reasoning="low")
+    error = error_of(answer, 0, "streaming.failure-report", params)
+    check("500" in error["message"] and "quota-exceeded-for-model-x7" in error["message"],
+          "streaming.failure-report", "the error of a streaming call does not show the status and the body",
+          input=params, actual=error)
 
 
 @pytest.mark.rule(id="streaming.failure-report")
@@ -251,4 +297,18 @@ def test_timeout_fails_the_call_in_time(impl, lb):
     check_equal(error["code"], "provider_error", "streaming.failure-report", "a timeout is not a provider_error",
                 input=params, actual=error)
     check(waited < 2.5, "streaming.failure-report", f"the call waited {waited:.1f} s for a 0.3 s timeout",
+          input=params)
+
+
+@pytest.mark.rule(id="streaming.failure-report")
+def test_stream_timeout_fails_the_call_in_time(impl, lb):
+    """A streaming call to a provider slower than the configured timeout fails soon after the timeout too."""
+    lb.expect(Reply(200, recorded_answer(STREAM_ANSWER["openai"]), "text/event-stream", delay_s=3.0))
+    started = time.monotonic()
+    answer, params = _run(impl, "openai", lb, "streaming.failure-report", reasoning="low", timeout_ms=300)
+    waited = time.monotonic() - started
+    error = error_of(answer, 0, "streaming.failure-report", params)
+    check_equal(error["code"], "provider_error", "streaming.failure-report",
+                "a timeout of a streaming call is not a provider_error", input=params, actual=error)
+    check(waited < 2.5, "streaming.failure-report", f"the streaming call waited {waited:.1f} s for a 0.3 s timeout",
           input=params)

@@ -36,9 +36,10 @@ def test_endpoint_and_json_body(impl, provider, path, stream):
 @pytest.mark.rule(id="wire.anthropic-version")
 def test_anthropic_version_header(impl):
     """Anthropic requests carry an explicit anthropic-version header (a date)."""
-    encoded = encode(impl, "anthropic", neutral_request(MESSAGES), "wire.anthropic-version")
+    request = neutral_request(MESSAGES)
+    encoded = encode(impl, "anthropic", request, "wire.anthropic-version")
     check(re.fullmatch(r"\d{4}-\d{2}-\d{2}", encoded["headers"].get("anthropic-version", "")) is not None,
-          "wire.anthropic-version", "no anthropic-version header", actual=encoded["headers"])
+          "wire.anthropic-version", "no anthropic-version header", input=request, actual=encoded["headers"])
 
 
 @pytest.mark.rule(id="wire.anthropic-no-key")
@@ -105,12 +106,13 @@ def test_openai_carries_prompt_cache_key(impl, stream):
 @pytest.mark.parametrize("provider", ["openai"])
 def test_openai_stream_asks_for_usage(impl, provider):
     """A streaming chat request sets stream and stream_options.include_usage; a plain one sets neither."""
-    streaming = encode(impl, provider, neutral_request(MESSAGES, stream=True), "wire.openai-stream-usage")["body"]
+    streaming_request, plain_request = neutral_request(MESSAGES, stream=True), neutral_request(MESSAGES, stream=False)
+    streaming = encode(impl, provider, streaming_request, "wire.openai-stream-usage")["body"]
     check(streaming.get("stream") is True and streaming.get("stream_options", {}).get("include_usage") is True,
-          "wire.openai-stream-usage", "the stream does not ask for usage", actual=streaming)
-    plain = encode(impl, provider, neutral_request(MESSAGES, stream=False), "wire.openai-stream-usage")["body"]
+          "wire.openai-stream-usage", "the stream does not ask for usage", input=streaming_request, actual=streaming)
+    plain = encode(impl, provider, plain_request, "wire.openai-stream-usage")["body"]
     check(not plain.get("stream") and "stream_options" not in plain, "wire.openai-stream-usage",
-          "a plain request asks for a stream", actual=plain)
+          "a plain request asks for a stream", input=plain_request, actual=plain)
 
 
 @pytest.mark.rule(id="wire.codex-affinity")
@@ -162,18 +164,22 @@ def test_codex_instructions_and_items(impl, messages):
 def test_reasoning_reaches_the_wire(impl, provider):
     """A reasoning effort is sent in each provider's own field, and nothing is sent without one."""
     plain = encode(impl, provider, neutral_request(MESSAGES, reasoning=None), "wire.reasoning")["body"]
-    heavy = encode(impl, provider, neutral_request(MESSAGES, reasoning="high", stream=True), "wire.reasoning")["body"]
+    request = neutral_request(MESSAGES, reasoning="high", stream=True)
+    heavy = encode(impl, provider, request, "wire.reasoning")["body"]
+    shown = {"with reasoning": request, "without": {**request, "reasoning": None, "stream": False}}
     if provider == "openai":
         got, absent = heavy.get("reasoning_effort"), "reasoning_effort" not in plain
-        check(got == "high" and absent, "wire.reasoning", "reasoning_effort is not sent as set", actual=heavy)
+        check(got == "high" and absent, "wire.reasoning", "reasoning_effort is not sent as set", input=shown,
+              actual={"with reasoning": heavy, "without": plain})
     elif provider == "codex":
         check(heavy.get("reasoning", {}).get("effort") == "high" and "reasoning" not in plain, "wire.reasoning",
-              "reasoning.effort is not sent as set", actual=heavy)
+              "reasoning.effort is not sent as set", input=shown, actual={"with reasoning": heavy, "without": plain})
     else:
         thinking = heavy.get("thinking", {})
         check(thinking.get("type") == "enabled" and 1024 <= thinking.get("budget_tokens", 0) < heavy["max_tokens"]
               and "thinking" not in plain, "wire.reasoning",
-              "thinking is not enabled with a budget of at least 1024 below max_tokens", actual=heavy)
+              "thinking is not enabled with a budget of at least 1024 below max_tokens", input=shown,
+              actual={"with reasoning": heavy, "without": plain})
 
 
 @pytest.mark.rule(id="wire.typed-params")

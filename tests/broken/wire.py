@@ -3,12 +3,16 @@ Each is the reference with one encoding step or one HTTP client behaviour done w
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import json
 
-from reference import _anthropic
+from reference import _anthropic, _codex, _openai
 from reference._http import HttpProvider, StreamRequired
 from reference._provider import ProviderError
-from reference._wire import HttpRequest
+from reference._text import trim_space
+from reference._transcript import RenderedMessage
+from reference._wire import HttpRequest, WireFormat
 from reference.adapter import ReferenceAdapter
 
 from . import breaks
@@ -83,3 +87,347 @@ class NoStreamRequiredRetry(ReferenceAdapter):
                 return self._plain(request)
             except StreamRequired as exc:
                 raise ProviderError(str(exc), status=exc.status) from None
+
+
+# ---------------------------------------------------------------- provider encodings
+
+
+def wire_variant(wire: WireFormat) -> type[ReferenceAdapter]:
+    """A reference adapter whose ``wire.kind`` provider uses ``wire``: in the encode operation and in HTTP calls
+    alike, as one implementation's encoder would serve both."""
+
+    class WireVariant(ReferenceAdapter):
+        def encode_request(self, kind, request):
+            if kind == wire.kind:
+                return wire.encode(request, request.stream)
+            return super().encode_request(kind, request)
+
+        class http_provider_class(HttpProvider):
+            def __init__(self, kind, base_url, **options):
+                super().__init__(kind, base_url, **options)
+                if kind == wire.kind:
+                    self.wire = wire
+
+    return WireVariant
+
+
+def rewritten(wire: WireFormat, rewrite) -> WireFormat:
+    """``wire`` whose encoder passes each request through ``rewrite(body, headers, request, stream)``, which may
+    change the body and the headers in place and may return a new path."""
+
+    def encode(request, stream):
+        encoded = wire.encode(request, stream)
+        body, headers = copy.deepcopy(dict(encoded.body)), dict(encoded.headers)
+        path = rewrite(body, headers, request, stream) or encoded.path
+        return HttpRequest(encoded.method, path, headers, body)
+
+    return dataclasses.replace(wire, encode=encode)
+
+
+def preprocessed(wire: WireFormat, messages) -> WireFormat:
+    """``wire`` whose encoder first replaces the request's messages with ``messages(request.messages)``."""
+
+    def encode(request, stream):
+        return wire.encode(dataclasses.replace(request, messages=tuple(messages(request.messages))), stream)
+
+    return dataclasses.replace(wire, encode=encode)
+
+
+def _underscore_affinity(body, headers, request, stream):
+    for name in ("session-id", "thread-id"):
+        if name in headers:
+            headers[name.replace("-", "_")] = headers.pop(name)
+
+
+@breaks("wire.codex-affinity", "the Codex affinity headers are spelt session_id and thread_id, with underscores "
+        "(which proxies drop), instead of session-id and thread-id")
+class CodexAffinityUnderscores(wire_variant(rewritten(_codex.WIRE, _underscore_affinity))):
+    pass
+
+
+def _cache_key_as_user(body, headers, request, stream):
+    if "prompt_cache_key" in body:
+        body["user"] = body.pop("prompt_cache_key")
+
+
+@breaks("wire.openai-cache-key", "chat completions carry the cache key in the older `user` field instead of "
+        "prompt_cache_key")
+class OpenAICacheKeyAsUser(wire_variant(rewritten(_openai.WIRE, _cache_key_as_user))):
+    pass
+
+
+def _no_stream_options(body, headers, request, stream):
+    body.pop("stream_options", None)
+
+
+@breaks("wire.openai-stream-usage", "a streaming chat request sets stream but forgets "
+        "stream_options.include_usage, so the stream carries no usage")
+class OpenAIStreamWithoutUsage(wire_variant(rewritten(_openai.WIRE, _no_stream_options))):
+    pass
+
+
+def _merge_system(messages):
+    system = [m.content for m in messages if m.role == "system" and trim_space(m.content)]
+    rest = [m for m in messages if m.role != "system"]
+    return ([RenderedMessage("system", "\n\n".join(system))] if system else []) + rest
+
+
+@breaks("wire.anthropic-system-blocks", "all system messages are merged into one system text block, joined by "
+        "blank lines, instead of one block each")
+class AnthropicSystemMerged(wire_variant(preprocessed(_anthropic.WIRE, _merge_system))):
+    pass
+
+
+def _trim_messages(messages):
+    return [m if m.role == "system" else RenderedMessage(m.role, trim_space(m.content)) for m in messages]
+
+
+@breaks("wire.anthropic-messages", "the text of every message is trimmed, and messages blank after trimming are "
+        "left out like blank system messages")
+class AnthropicMessagesTrimmed(wire_variant(preprocessed(_anthropic.WIRE, _trim_messages))):
+    pass
+
+
+def _doubled_v1(body, headers, request, stream):
+    return "/v1/chat/completions"
+
+
+@breaks("wire.endpoints", "chat completions go to /v1/chat/completions although the base URL already ends in /v1")
+class OpenAIPathWithV1(wire_variant(rewritten(_openai.WIRE, _doubled_v1))):
+    pass
+
+
+def _no_version(body, headers, request, stream):
+    headers.pop("anthropic-version", None)
+
+
+@breaks("wire.anthropic-version", "the anthropic-version header is left out, as if the HTTP client added it")
+class AnthropicWithoutVersion(wire_variant(rewritten(_anthropic.WIRE, _no_version))):
+    pass
+
+
+def _keep_empty_user_messages(body, headers, request, stream):
+    """Rebuild the messages dropping only empty assistant messages (as the origin does), then the breakpoints."""
+    system = body.get("system", [])
+    for block in system:
+        block.pop("cache_control", None)
+    body["messages"] = [{"role": m.role, "content": [{"type": "text", "text": m.content}]} for m in request.messages
+                        if m.role != "system" and not (m.role == "assistant" and m.content == "")]
+    if request.advisor_cache_profile:
+        _anthropic.assign_advisor_breakpoints(system, body["messages"])
+    else:
+        _anthropic.assign_default_breakpoints(system, body["messages"])
+
+
+@breaks("wire.anthropic-nonempty", "only empty assistant messages are left out: an empty user message is sent as "
+        "an empty text block")
+class AnthropicEmptyUserBlocks(wire_variant(rewritten(_anthropic.WIRE, _keep_empty_user_messages))):
+    pass
+
+
+def _unclamped_thinking(body, headers, request, stream):
+    if "thinking" in body:
+        budget = _anthropic.THINKING_BUDGETS.get(request.reasoning, _anthropic.THINKING_BUDGETS["medium"])
+        body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+
+
+@breaks("wire.reasoning", "the Anthropic thinking budget comes straight from the effort table and is not kept "
+        "below max_tokens")
+class AnthropicThinkingOverMaxTokens(wire_variant(rewritten(_anthropic.WIRE, _unclamped_thinking))):
+    pass
+
+
+def _system_as_developer_items(body, headers, request, stream):
+    body.pop("instructions", None)
+    items = iter(body["input"])
+    body["input"] = [{"type": "message", "role": "developer", "content": m.content} if m.role == "system"
+                     else next(items)
+                     for m in request.messages if m.content != "" and (m.role != "system" or trim_space(m.content))]
+
+
+@breaks("wire.codex-instructions", "Codex system messages are sent as developer input items in place, instead of "
+        "as the instructions")
+class CodexSystemAsDeveloperItems(wire_variant(rewritten(_codex.WIRE, _system_as_developer_items))):
+    pass
+
+
+def _max_tokens_on_responses(body, headers, request, stream):
+    body["max_tokens"] = body.pop("max_output_tokens")
+
+
+@breaks("wire.typed-params", "the Codex body carries max_tokens, copied from chat completions, which the Responses "
+        "API does not know, instead of max_output_tokens")
+class CodexMaxTokens(wire_variant(rewritten(_codex.WIRE, _max_tokens_on_responses))):
+    pass
+
+
+# ---------------------------------------------------------------- the HTTP client and streams
+
+
+@breaks("streaming.non-streaming-default", "every call streams, reasoning or not")
+class AlwaysStreams(ReferenceAdapter):
+    class http_provider_class(HttpProvider):
+        def complete(self, request):
+            return self._stream(request)
+
+
+@breaks("streaming.reasoning-streams", "every call starts as a plain request and streams only after a "
+        "stream-required error, so a reasoning call is first sent unstreamed")
+class ReasoningSentPlainFirst(ReferenceAdapter):
+    class http_provider_class(HttpProvider):
+        def complete(self, request):
+            try:
+                return self._plain(request)
+            except StreamRequired:
+                return self._stream(request)
+
+
+@breaks("streaming.stream-required-detection", "the stream-required test looks for `stream` and `must` only, "
+        "missing bodies that say `required`")
+class StreamRequiredMustOnly(ReferenceAdapter):
+    class http_provider_class(HttpProvider):
+        def _raise_for_status(self, status, body, *, stream):
+            try:
+                super()._raise_for_status(status, body, stream=stream)
+            except StreamRequired as exc:
+                if "must" not in body.lower():
+                    raise ProviderError(str(exc), status=exc.status) from None
+                raise
+
+
+def _done_at_stop_reason(stream_event):
+    """A stream reader that takes the event carrying the stop reason as the end: a chat chunk with a finish_reason,
+    an Anthropic message_delta with a stop_reason."""
+
+    def feed(state, event, data):
+        stream_event(state, event, data)
+        if '"finish_reason":"' in data.replace(" ", "") or '"stop_reason":"' in data.replace(" ", ""):
+            state.done = True
+
+    return feed
+
+
+@breaks("streaming.final-event-required", "the chat and Anthropic stream loops stop at the event that carries the "
+        "stop reason, after the last text delta, and never wait for data: [DONE] or message_stop")
+class StreamDoneAtStopReason(ReferenceAdapter):
+    class http_provider_class(HttpProvider):
+        def __init__(self, kind, base_url, **options):
+            super().__init__(kind, base_url, **options)
+            if kind in ("anthropic", "openai"):
+                self.wire = dataclasses.replace(self.wire, stream_event=_done_at_stop_reason(self.wire.stream_event))
+
+
+@breaks("streaming.failure-report", "an HTTP error is reported by its status alone, without the body that says why")
+class HttpErrorWithoutBody(ReferenceAdapter):
+    class http_provider_class(HttpProvider):
+        def _raise_for_status(self, status, body, *, stream):
+            try:
+                super()._raise_for_status(status, body, stream=stream)
+            except ProviderError as exc:
+                raise type(exc)(f"{self.wire.kind} answered HTTP {status}", status=status) from None
+
+
+def _skip_anthropic_errors(state, event, data):
+    if event != "error":
+        _anthropic.stream_event(state, event, data)
+
+
+@breaks("streaming.anthropic-events", "the Anthropic stream reader skips `error` events like pings, so an "
+        "overloaded stream reads as a cut one")
+class AnthropicErrorEventIgnored(wire_variant(dataclasses.replace(_anthropic.WIRE,
+                                                                  stream_event=_skip_anthropic_errors))):
+    pass
+
+
+def _skip_chunks_without_choices(state, event, data):
+    if data.strip() != "[DONE]" and '"choices"' not in data:
+        return  # the usage chunk has choices: [], so only chunks without the key are skipped
+    _openai.stream_event(state, event, data)
+
+
+@breaks("streaming.openai-chunks", "the chat stream reader skips chunks that carry no choices, so an error chunk "
+        "is ignored and the stream reads as a cut one")
+class ChatErrorChunkIgnored(wire_variant(dataclasses.replace(_openai.WIRE,
+                                                             stream_event=_skip_chunks_without_choices))):
+    pass
+
+
+# ---------------------------------------------------------------- more Anthropic breakpoints
+
+
+def _clear_marks(body):
+    for block in all_blocks(body):
+        block.pop("cache_control", None)
+
+
+@breaks("breakpoints.system-marked", "the advisor profile marks the first system block instead of the last")
+class FirstSystemBlockMarked(AnthropicBodyRewrite):
+    def rewrite(self, body, request):
+        system = body.get("system", [])
+        if request.advisor_cache_profile and len(system) > 1:
+            system[0]["cache_control"] = system[-1].pop("cache_control")
+
+
+@breaks("breakpoints.max-four", "the system block's marker is not counted against the budget, so a long tail gets "
+        "a fifth marker")
+class SystemMarkNotCounted(AnthropicBodyRewrite):
+    def rewrite(self, body, request):
+        if not request.advisor_cache_profile:
+            return
+        _clear_marks(body)
+        system = body.get("system", [])
+        if system:
+            system[-1]["cache_control"] = _anthropic.advisor_cache_control()
+        marks, distance = 0, 0
+        for message in reversed(body["messages"][:-1]):
+            for block in reversed(message["content"]):
+                if marks < _anthropic.MAX_BREAKPOINTS and distance % _anthropic.BREAKPOINT_SPACING == 0:
+                    block["cache_control"] = _anthropic.advisor_cache_control()
+                    marks += 1
+                distance += 1
+
+
+@breaks("breakpoints.default-profile", "the one-hour TTL is given to every request's markers, advisor or not")
+class OneHourEverywhere(AnthropicBodyRewrite):
+    def rewrite(self, body, request):
+        for block in all_blocks(body):
+            if "cache_control" in block:
+                block["cache_control"] = _anthropic.advisor_cache_control()
+
+
+@breaks("breakpoints.default-placement", "the default profile marks the second-to-last message, whatever its role, "
+        "instead of the second-to-last user message")
+class DefaultMarksSecondToLastMessage(AnthropicBodyRewrite):
+    def rewrite(self, body, request):
+        if request.advisor_cache_profile or not body["messages"]:
+            return
+        for message in body["messages"]:
+            message["content"][-1].pop("cache_control", None)
+        body["messages"][-1]["content"][-1]["cache_control"] = _anthropic.default_cache_control()
+        if len(body["messages"]) >= 2:
+            body["messages"][-2]["content"][-1]["cache_control"] = _anthropic.default_cache_control()
+
+
+@breaks("breakpoints.wire-validity", "the advisor profile keeps the default five-minute marker on the system block "
+        "and puts one-hour markers after it, which the API refuses")
+class FiveMinuteSystemBeforeOneHour(AnthropicBodyRewrite):
+    def rewrite(self, body, request):
+        system = body.get("system", [])
+        if request.advisor_cache_profile and system and "cache_control" in system[-1]:
+            system[-1]["cache_control"] = _anthropic.default_cache_control()
+
+
+@breaks("breakpoints.cache-reuse", "the tail's three markers are spread evenly over it (at its end, two thirds and "
+        "one third) instead of every 15 blocks back, so after a long append no later marker is within reach")
+class EvenlySpreadBreakpoints(AnthropicBodyRewrite):
+    def rewrite(self, body, request):
+        if not request.advisor_cache_profile:
+            return
+        for message in body["messages"][:-1]:
+            for block in message["content"]:
+                block.pop("cache_control", None)
+        tail = [block for message in body["messages"][:-1] for block in message["content"]]
+        budget = _anthropic.MAX_BREAKPOINTS - (1 if body.get("system") else 0)
+        for index in sorted({len(tail) - 1 - (len(tail) * part) // budget for part in range(budget)}):
+            if 0 <= index < len(tail):
+                tail[index]["cache_control"] = _anthropic.advisor_cache_control()
