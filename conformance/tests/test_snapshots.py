@@ -16,6 +16,7 @@ from syrupy.extensions.amber import AmberSnapshotExtension
 
 from conformance._paths import fixtures_dir
 from conformance.checks import answer_of, violation
+from conformance.vectors import fill
 
 TRANSCRIPTS = sorted((fixtures_dir() / "transcripts").glob("*.json"))
 
@@ -34,13 +35,14 @@ def request_snapshot(snapshot, snapshot_dir):
 
 @pytest.mark.rule(id="flatten.deterministic")
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=[path.stem for path in TRANSCRIPTS])
-def test_rendered_request_matches_snapshot(impl, request_snapshot, path):
+def test_rendered_request_matches_snapshot(impl, strings, request_snapshot, path):
     """The rendered request for a recorded transcript is byte-identical to its recorded snapshot."""
     fixture = json.loads(path.read_text(encoding="utf-8"))
-    answer = answer_of(impl, "shape", fixture["input"], "flatten.deterministic")
+    params = fill(fixture["input"], strings)  # e.g. the read tool's declared line-truncation marker
+    answer = answer_of(impl, "shape", params, "flatten.deterministic")
     if "error" in answer:
         raise violation("flatten.deterministic", f"shape answered an error for the transcript {path.name}",
-                        input=fixture["input"], actual=answer["error"])
+                        input=params, actual=answer["error"])
     assert answer == request_snapshot, (
         f"[flatten.deterministic] the rendered request changed from its recorded snapshot\n"
         f"input: fixtures/transcripts/{path.name}"

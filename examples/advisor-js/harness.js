@@ -1,0 +1,77 @@
+#!/usr/bin/env node
+'use strict';
+// The conformance harness of advisor-js: JSON lines over stdin and stdout
+// (see HARNESS.md). One request per line; exactly one answer line per
+// request, in order, even when an operation is asynchronous. Logs go to stderr.
+
+const readline = require('readline');
+const { DESCRIPTION } = require('./lib/strings');
+const { AdvisorError } = require('./lib/errors');
+const { shape } = require('./lib/shape');
+const { toolDefinition } = require('./lib/tool');
+const { scenario } = require('./lib/runtime');
+const { encodeOp } = require('./lib/wire');
+
+const PROTOCOL = 1;
+
+const OPERATIONS = {
+  describe: () => DESCRIPTION,
+  shape,
+  tool_definition: () => toolDefinition(),
+  scenario,
+  encode: encodeOp,
+};
+
+let started = false;
+
+/** The answer to one request: {result} or {failure}. */
+async function answer(op, params) {
+  if (op === 'start') {
+    if (!params || params.protocol !== PROTOCOL) {
+      return { failure: { message: `protocol ${JSON.stringify(params && params.protocol)} is not supported; this harness speaks ${PROTOCOL}` } };
+    }
+    started = true;
+    return { result: DESCRIPTION };
+  }
+  if (op === 'stop') return { result: {} };
+  if (!started) return { failure: { message: 'the first request must be start' } };
+  const operation = OPERATIONS[op];
+  if (!operation) return { failure: { message: `no such operation: ${op}` } };
+  try {
+    return { result: await operation(params || {}) };
+  } catch (error) {
+    if (error instanceof AdvisorError) return { result: error.toAnswer() };
+    process.stderr.write(`advisor-js: ${op} failed: ${error && error.stack ? error.stack : error}\n`);
+    return { failure: { message: `${op}: ${error && error.message ? error.message : error}` } };
+  }
+}
+
+function write(message) {
+  process.stdout.write(JSON.stringify(message) + '\n');
+}
+
+function main() {
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let queue = Promise.resolve(); // answers go out in request order
+  lines.on('line', (line) => {
+    if (!line.trim()) return;
+    queue = queue.then(async () => {
+      let request;
+      try {
+        request = JSON.parse(line);
+      } catch (error) {
+        process.stderr.write(`advisor-js: unreadable request (${error.message}): ${line.slice(0, 200)}\n`);
+        return;
+      }
+      const { seq, op, params } = request;
+      const reply = await answer(op, params);
+      write({ seq, ...reply });
+      if (op === 'stop') process.exit(0);
+    });
+  });
+  lines.on('close', () => {
+    queue.then(() => process.exit(0));
+  });
+}
+
+main();
