@@ -72,6 +72,15 @@ def test_read_of_another_path_does_not_dedupe(impl, strings):
 
 
 @pytest.mark.rule(id="dedupe.full-read-match")
+@pytest.mark.parametrize("read_path", ["internal/cmd/main.go", "/home/dev/project/cmd/main.go", "xcmd/main.go", "main.go"],
+                         ids=["longer-relative", "absolute", "longer-name", "base-name"])
+def test_read_of_a_path_sharing_its_tail_does_not_dedupe(impl, strings, read_path):
+    """A full read of a path that only shares the display path's tail (or is its base name) does not dedupe the file."""
+    request = params(_transcript(_read(read_path)), files=[file_param(PATH, CONTENT)])
+    _assert_sent(impl, strings, request, "dedupe.full-read-match")
+
+
+@pytest.mark.rule(id="dedupe.full-read-match")
 @given(data=st.one_of(st.text(max_size=200).map(str.encode), st.binary(max_size=64)),
        others=st.lists(s.display_paths(), max_size=3))
 def test_any_content_matching_its_full_read_is_deduped(impl, strings, data, others):
@@ -203,8 +212,8 @@ def test_hash_ignores_trailing_white_space(impl, strings):
     "data, digest",
     # Checked against a bitwise CRC-32 (poly 0xEDB88320); 123456789 is the standard check value.
     [(b"", "00000000"), (b"123456789", "CBF43926"), (b"hello\n", "363A3020"), (b"a \nb\t\r\n", "18572A97"),
-     (b"\xff\xfe\n", "2B33C8D2")],
-    ids=["empty", "check-value", "hello", "trailing-blanks", "binary"],
+     (b"\xff\xfe\n", "2B33C8D2"), (b"a\x0b\nb\x0c \n", "6D341575")],
+    ids=["empty", "check-value", "hello", "trailing-blanks", "binary", "vertical-tab-form-feed-kept"],
 )
 def test_known_hashes(impl, strings, data, digest):
     """file_hash is CRC-32 over the trailing-blank-stripped lines, as 8 upper-case hex digits."""
@@ -213,8 +222,12 @@ def test_known_hashes(impl, strings, data, digest):
     _assert_deduped(impl, strings, request, "dedupe.file-hash", path="f.txt")
 
 
+# Bytes that white-space stripping might touch: only space, tab and \r are stripped, at line ends.
+LINE_END_BYTES = [b"a", b" ", b"\t", b"\r", b"\n", b"\x0b", b"\x0c", b"\x00", b"\x85", b"\xa0", "\u3000".encode()]
+
+
 @pytest.mark.rule(id="dedupe.file-hash")
-@given(data=st.binary(max_size=300))
+@given(data=st.one_of(st.binary(max_size=300), st.lists(st.sampled_from(LINE_END_BYTES), max_size=40).map(b"".join)))
 def test_hash_of_any_content(impl, strings, data):
     """A read carrying the CRC-32 of the normalised content dedupes that content, and a different hash does not."""
     good = params(_transcript(_read(PATH, data)), files=[file_param(PATH, data)])

@@ -78,6 +78,19 @@ def test_call_ids_are_not_rendered(impl):
           "a tool-call id was rendered", input=request, actual=messages)
 
 
+@pytest.mark.rule(id="flatten.call-ids-hidden")
+@given(message=s.assistant_messages(with_calls=True), more=st.lists(s.tool_calls(), min_size=1, max_size=3))
+def test_parallel_call_ids_are_not_rendered(impl, message, more):
+    """Ids of parallel calls, and of the results that answer them, appear nowhere in the request."""
+    calls = [{**call, "id": f"call_HIDDEN{index:02d}q"} for index, call in enumerate([*message["tool_calls"], *more])]
+    results = [{"role": "tool", "name": call["name"], "tool_call_id": call["id"], "content": "ok"} for call in calls]
+    request = params([USER, {**message, "tool_calls": calls}, *results])
+    messages = shape(impl, request, "flatten.call-ids-hidden")
+    shown = sorted({call["id"] for call in calls for m in messages if call["id"] in m["content"]})
+    check(not shown, "flatten.call-ids-hidden", f"tool-call ids were rendered: {shown}", input=request,
+          actual=messages)
+
+
 @pytest.mark.rule(id="flatten.args-json")
 @given(arguments=st.dictionaries(st.text(max_size=10), s.json_values(strings=st.text(max_size=40)), max_size=5))
 def test_args_json_parses_back(impl, arguments):

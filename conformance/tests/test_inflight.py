@@ -35,6 +35,19 @@ def test_only_the_last_message_is_looked_at(impl, strings, earlier, text):
           actual=final(messages))
 
 
+@pytest.mark.rule(id="inflight.last-message-only")
+@given(earlier=s.transcripts(max_size=5), before=s.assistant_messages(), last=s.assistant_messages())
+def test_assistant_message_before_the_last_one_stays(impl, earlier, before, last):
+    """Of two assistant messages that end the snapshot, only the last is taken out; the one before it stays."""
+    transcript = [*earlier, before, last]
+    request = params(transcript)
+    messages = shape(impl, request, "inflight.last-message-only")
+    check_equal(len(body(messages)), len(earlier) + 1, "inflight.last-message-only",
+                "the assistant message before the last one was taken out of the transcript too", input=request)
+    check_equal(body(messages)[-1]["role"], "assistant", "inflight.last-message-only",
+                "the transcript does not end with the assistant message before the last one", input=request)
+
+
 @pytest.mark.rule(id="inflight.assistant-removed")
 @given(earlier=s.transcripts(max_size=5), last=s.assistant_messages())
 def test_trailing_assistant_message_leaves_the_transcript(impl, earlier, last):
@@ -82,6 +95,18 @@ def test_block_is_label_newline_trimmed_text_blank_line(impl, strings, text, pad
     check_equal(got, f"{strings['inflight_label']}\n{oracle.trim(pad + text + pad)}\n\n{strings['guidance_request']}",
                 "inflight.block-layout", "the in-flight block is not label, newline, trimmed text, blank line",
                 input=request)
+
+
+@pytest.mark.rule(id="inflight.block-layout")
+@pytest.mark.parametrize("edge", s.NOT_GO_SPACES, ids=["file-separator", "byte-order-mark", "zero-width-space"])
+def test_characters_outside_gos_space_set_stay_in_the_block(impl, strings, edge):
+    """The in-flight text keeps characters that Go does not count as white space (U+001C, U+FEFF, U+200B) at its edges."""
+    text = f"{edge}next I rewrite parse(){edge}"
+    transcript = [{"role": "user", "content": "fix it"}, _in_flight(f" {text}\n")]
+    request = params(transcript)
+    got = final(shape(impl, request, "inflight.block-layout"))
+    check_equal(got, f"{strings['inflight_label']}\n{text}\n\n{strings['guidance_request']}", "inflight.block-layout",
+                f"{edge!r} was trimmed from the in-flight text, but Go keeps it", input=request)
 
 
 @pytest.mark.rule(id="inflight.other-role-stays")

@@ -10,7 +10,7 @@ import pytest
 from conformance import oracle
 from conformance import strategies as s
 from conformance.checks import check, check_equal
-from conformance.shaping import file_param, final, params, shape
+from conformance.shaping import body, file_param, final, params, shape
 
 
 def _files(pairs):
@@ -20,6 +20,11 @@ def _files(pairs):
 def _kept(transcript):
     """How many snapshot messages stay in the transcript (a trailing assistant message is taken out)."""
     return len(transcript) - (1 if transcript and transcript[-1]["role"] == "assistant" else 0)
+
+
+def _kept_roles(transcript):
+    """The roles the kept snapshot messages render with, in order (a tool result becomes a user message)."""
+    return ["user" if message["role"] == "tool" else message["role"] for message in transcript[: _kept(transcript)]]
 
 
 @pytest.mark.rule(id="request.message-sequence")
@@ -33,13 +38,16 @@ def test_system_then_snapshot_then_one_user_message(impl, transcript, question, 
     check(messages[0]["role"] == "system" and messages[-1]["role"] == "user", "request.message-sequence",
           "the request does not open with a system message and end with a user message", input=request,
           actual=[m["role"] for m in messages])
+    check_equal([m["role"] for m in body(messages)], _kept_roles(transcript), "request.message-sequence",
+                "the messages between the system prompt and the trailing one are not the snapshot's, in its order",
+                input=request)
 
 
 @pytest.mark.rule(id="request.system-prompt")
-@given(transcript=s.transcripts(max_size=4))
-def test_first_message_is_the_declared_system_prompt(impl, strings, transcript):
-    """The first message is a system message with exactly the declared system prompt."""
-    request = params(transcript)
+@given(transcript=s.transcripts(max_size=4), question=s.questions(), files=s.files(max_size=2))
+def test_first_message_is_the_declared_system_prompt(impl, strings, transcript, question, files):
+    """The first message is a system message with exactly the declared system prompt, whatever the question and files."""
+    request = params(transcript, question=question, files=_files(files))
     messages = shape(impl, request, "request.system-prompt")
     check_equal(messages[0], {"role": "system", "content": strings["system_prompt"]}, "request.system-prompt",
                 "the first message is not the declared system prompt", input=request)
@@ -113,6 +121,49 @@ def test_files_and_question_change_only_the_last_message(impl, transcript, first
     messages_b = shape(impl, b, "request.prefix-stable-across-calls")
     check_equal(messages_b[:-1], messages_a[:-1], "request.prefix-stable-across-calls",
                 "two calls on one snapshot differ before the final message", input={"first": a, "second": b})
+
+
+# An agent's session as it grows: reads, edits, commands, an earlier advisor call, and the in-flight message.
+SESSION = [
+    {"role": "system", "content": "You are a coding agent."},
+    {"role": "user", "content": "The checkout tests fail since the refactor; fix them."},
+    {"role": "assistant", "content": "Let me run the tests first.",
+     "tool_calls": [{"id": "c1", "name": "bash", "arguments": {"cmd": "pytest tests/test_checkout.py -x"}}]},
+    {"role": "tool", "name": "bash", "tool_call_id": "c1", "content": "FAILED test_total - assert 90 == 100"},
+    {"role": "assistant", "content": "",
+     "tool_calls": [{"id": "c2", "name": "read", "arguments": {"path": "shop/checkout.py"}},
+                    {"id": "c3", "name": "grep", "arguments": {"pattern": "discount", "path": "shop"}}]},
+    {"role": "tool", "name": "read", "tool_call_id": "c2", "content": "def total(cart):\n    return sum(cart)\n"},
+    {"role": "tool", "name": "grep", "tool_call_id": "c3", "content": "shop/pricing.py:12: def discount(x):"},
+    {"role": "assistant", "content": "The discount is applied twice.",
+     "tool_calls": [{"id": "c4", "name": "advisor", "arguments": {"question": "Remove the second discount?"}}]},
+    {"role": "tool", "name": "advisor", "tool_call_id": "c4", "content": "Yes, but check the coupon path too."},
+    {"role": "assistant", "content": "",
+     "tool_calls": [{"id": "c5", "name": "edit", "arguments": {"path": "shop/checkout.py", "new": "x" * 1500}}]},
+    {"role": "tool", "name": "edit", "tool_call_id": "c5", "content": ""},
+    {"role": "user", "content": "Also keep the old API working."},
+    {"role": "assistant", "content": "Running the whole suite now.",
+     "tool_calls": [{"id": "c6", "name": "bash", "arguments": {"cmd": "pytest -q"}}]},
+    {"role": "tool", "name": "bash", "tool_call_id": "c6", "content": "2 failed, 118 passed\n" * 40},
+    {"role": "assistant", "content": "Two failures remain in the coupon path.", "reasoning_content": "hmm"},
+    {"role": "assistant", "content": "I will ask before rewriting coupons.",
+     "tool_calls": [{"id": "c7", "name": "advisor", "arguments": {"question": "Rewrite coupons?"}}]},
+]
+
+
+@pytest.mark.rule(id="request.prefix-stable-on-append")
+@pytest.mark.parametrize("question", ["", "Is this the right fix?"], ids=["no-question", "question"])
+def test_session_grown_message_by_message_keeps_its_prefix(impl, question):
+    """As a session grows one message at a time, each request's messages but the final one open the next request."""
+    previous = None
+    for size in range(len(SESSION) + 1):
+        request = params(SESSION[:size], question=question)
+        messages = shape(impl, request, "request.prefix-stable-on-append")
+        if previous is not None:
+            earlier = previous[:-1]
+            check_equal(messages[: len(earlier)], earlier, "request.prefix-stable-on-append",
+                        f"an earlier rendered message changed when message {size - 1} was appended", input=request)
+        previous = messages
 
 
 @pytest.mark.rule(id="request.prefix-stable-on-append")

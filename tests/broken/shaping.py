@@ -4,10 +4,18 @@ dedupe and in-flight. Each is the reference with one RequestBuilder step (or one
 from __future__ import annotations
 
 import json
+import re
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 
 from reference import RequestBuilder, decode_utf8, elide_text, file_hash
-from reference._files import MAX_FILE_BYTES, cap_file
-from reference._transcript import RenderedMessage
+from reference._dedupe import full_read, latest_full_read_hashes
+from reference._elision import elision_marker
+from reference._files import MAX_FILE_BYTES, MAX_FILES_TOTAL_BYTES, CappedContent, cap_file, file_block_parts
+from reference._flatten import render_assistant
+from reference._text import trim_space
+from reference._transcript import ROLES, RenderedMessage
 from reference.adapter import ReferenceAdapter
 
 from . import breaks
@@ -126,3 +134,502 @@ class PythonReplaceDecoding(ReferenceAdapter):
                 else f"File: {f.path}\n```\n{content.kept.decode('utf-8', 'replace')}{content.marker}\n```\n\n"
                 for f, content in zip(files, contents)
             ]
+
+
+# -- helpers of the broken implementations below ------------------------------------------------------
+
+
+class _DeclaresOneRendersAnother(ReferenceAdapter):
+    """Declares the reference's strings but builds requests with some of them changed (a CHOICE bug)."""
+
+    rendered: Mapping[str, Callable[[str], str]] = {}
+
+    def __init__(self) -> None:
+        changed = {name: change(getattr(self.strings, name)) for name, change in self.rendered.items()}
+        super().__init__(self.builder_class(replace(self.strings, **changed)))
+
+    def describe(self, params=None):
+        return {**super().describe(params), "strings": self.strings.to_json()}
+
+
+def _cap_in_order(files, deduped, cap_one):
+    """The reference's per-file-then-aggregate loop, with ``cap_one`` as the per-file cap."""
+    remaining = MAX_FILES_TOTAL_BYTES
+    out = []
+    for file, flag in zip(files, deduped, strict=True):
+        if flag:
+            out.append(None)
+            continue
+        content = cap_one(file)
+        if len(content) > remaining:
+            content = content.cut(remaining)
+        remaining = max(0, remaining - len(content))
+        out.append(content)
+    return out
+
+
+# -- transcript ------------------------------------------------------------------------------------------
+
+
+@breaks("transcript.roles", "an OpenAI-style null content (an assistant message with only tool calls) is rejected "
+                            "as a wrong type instead of read as empty text")
+class NullContentRejected(ReferenceAdapter):
+    def shape(self, params):
+        transcript = params.get("transcript") if isinstance(params, Mapping) else None
+        for index, message in enumerate(transcript if isinstance(transcript, list) else []):
+            if isinstance(message, Mapping) and "content" in message and message["content"] is None:
+                return {"error": {"code": "invalid_input", "message": "must be a string, got null",
+                                  "at": f"transcript[{index}].content"}}
+        return super().shape(params)
+
+
+@breaks("transcript.malformed-rejected", "messages with an unknown role are skipped silently instead of rejected")
+class UnknownRolesSkipped(ReferenceAdapter):
+    def shape(self, params):
+        if isinstance(params, Mapping) and isinstance(params.get("transcript"), list):
+            kept = [message for message in params["transcript"]
+                    if not (isinstance(message, Mapping) and isinstance(message.get("role"), str)
+                            and message["role"] not in ROLES)]
+            params = {**params, "transcript": kept}
+        return super().shape(params)
+
+
+# -- request ---------------------------------------------------------------------------------------------
+
+
+@breaks("request.message-sequence", "the snapshot's system messages are moved up to follow the advisor system prompt "
+                                    "(as some providers want all system text first), reordering the snapshot")
+class SnapshotSystemMessagesHoisted(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def build(self, snapshot, question="", files=()):
+            messages = super().build(snapshot, question, files)
+            body = messages[1:-1]
+            return [messages[0], *(m for m in body if m.role == "system"), *(m for m in body if m.role != "system"),
+                    messages[-1]]
+
+
+@breaks("request.system-prompt", "the system prompt is rendered with a trailing newline (read from a template file) "
+                                 "that the declared string lacks")
+class SystemPromptTrailingNewline(_DeclaresOneRendersAnother):
+    rendered = {"system_prompt": lambda text: text + "\n"}
+
+
+@dataclass(frozen=True)
+class _WithToolCalls(RenderedMessage):
+    tool_calls: tuple = ()
+
+    def to_json(self):
+        return {"role": self.role, "content": self.content, "tool_calls": list(self.tool_calls)}
+
+
+@breaks("request.no-tools", "a flattened assistant message keeps its tool_calls array beside the text")
+class ToolCallsKeptBesideText(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def flatten_message(self, message):
+            rendered = super().flatten_message(message)
+            if message.role != "assistant" or not message.tool_calls:
+                return rendered
+            calls = tuple({"id": call.id, "type": "function",
+                           "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}
+                          for call in message.tool_calls)
+            return _WithToolCalls(rendered.role, rendered.content, calls)
+
+
+@breaks("request.guidance-request", "the request for guidance is rendered with a trailing newline that the declared "
+                                    "string lacks")
+class GuidanceTrailingNewline(_DeclaresOneRendersAnother):
+    rendered = {"guidance_request": lambda text: text + "\n"}
+
+
+@breaks("request.prefix-stable-across-calls", "the system prompt names the attached files, so a call with other files "
+                                              "changes the first message")
+class SystemPromptNamesFiles(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def build(self, snapshot, question="", files=()):
+            messages = super().build(snapshot, question, files)
+            if files:
+                note = f"\n\nThe agent attached {len(files)} file(s): {', '.join(f.path for f in files)}."
+                messages[0] = RenderedMessage("system", messages[0].content + note)
+            return messages
+
+
+@breaks("request.prefix-stable-on-append", "only the three latest tool results keep their content; older ones are "
+                                           "cleared, so a result's rendering changes as the conversation grows")
+class OldToolResultsCleared(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def build(self, snapshot, question="", files=()):
+            self.check_file_count(len(files))
+            transcript, in_flight = self.split_in_flight(snapshot)
+            tools = [index for index, message in enumerate(transcript) if message.role == "tool"]
+            old = set(tools[: max(0, len(tools) - 3)])
+            messages = [RenderedMessage("system", self.strings.system_prompt)]
+            messages.extend(self.flatten_message(replace(m, content="(older result cleared)") if i in old else m)
+                            for i, m in enumerate(transcript))
+            final = self.final_message(self.render_in_flight(in_flight), self.render_files(files, snapshot),
+                                       self.render_question(question))
+            return [*messages, RenderedMessage("user", final)]
+
+
+# -- flatten ---------------------------------------------------------------------------------------------
+
+
+@breaks("flatten.tool-call-line", "the tool-call line mirrors the tool-result prefix: `[tool_call: <name>] <args-json>`")
+class ToolCallBracketAfterName(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def render_tool_call(self, call):
+            return f"[tool_call: {call.name}] {self.encode_arguments(self.cap_arguments(call.arguments))}"
+
+
+@breaks("flatten.assistant-with-calls", "a blank line, not a single newline, separates the content from the call lines")
+class BlankLineBeforeCalls(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def flatten_message(self, message):
+            if message.role == "assistant" and message.tool_calls and message.content:
+                lines = "\n".join(self.render_tool_call(call) for call in message.tool_calls)
+                return RenderedMessage("assistant", f"{message.content}\n\n{lines}")
+            return super().flatten_message(message)
+
+
+@breaks("flatten.call-ids-hidden", "when a message makes several calls, each line carries its call id (so parallel "
+                                   "results can be told apart)")
+class ParallelCallIdsShown(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def flatten_message(self, message):
+            if message.role == "assistant" and len(message.tool_calls) > 1:
+                return RenderedMessage("assistant", render_assistant(
+                    message, lambda call: f"{self.render_tool_call(call)[:-1]} id={call.id}]"))
+            return super().flatten_message(message)
+
+
+_JSON_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|.)')
+_RAW_CONTROL = {"b": "\b", "f": "\f", "r": "\r", "t": "\t"}
+
+
+def _control_characters_raw(match):
+    escape = match[1]
+    if escape in _RAW_CONTROL:
+        return _RAW_CONTROL[escape]
+    if escape.startswith("u") and int(escape[1:], 16) < 0x20 and escape[1:] != "000a":
+        return chr(int(escape[1:], 16))
+    return match[0]
+
+
+@breaks("flatten.args-json", "a hand-rolled encoder escapes quotes, backslashes and newlines but writes other control "
+                             "characters raw, which is not valid JSON")
+class ControlCharactersUnescaped(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def encode_arguments(self, arguments):
+            return _JSON_ESCAPE.sub(_control_characters_raw, super().encode_arguments(arguments))
+
+
+@breaks("flatten.args-json-origin-encoding", "declares the origin encoding but uses Python's compact sorted json.dumps: "
+                                             "no HTML escapes, U+2028/U+2029 and U+FFFD raw, Python's float forms")
+class PythonJsonDumps(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def encode_arguments(self, arguments):
+            return json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@breaks("flatten.tool-result", "tool-result content is trimmed of surrounding white space before it is rendered")
+class ToolResultTrimmed(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def flatten_message(self, message):
+            if message.role == "tool" and message.name != "advisor":
+                return RenderedMessage("user", f"[tool_result: {message.name}]\n{message.content.strip() or '(empty)'}")
+            return super().flatten_message(message)
+
+
+@breaks("flatten.empty-tool-result", "the (empty) placeholder is forgotten: an empty result is its prefix and a bare "
+                                     "newline")
+class EmptyResultLeftBlank(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def flatten_message(self, message):
+            if message.role == "tool" and not message.content:
+                prefix = self.strings.advisor_note_prefix if message.name == "advisor" else f"[tool_result: {message.name}]"
+                return RenderedMessage("user", prefix + "\n")
+            return super().flatten_message(message)
+
+
+@breaks("flatten.tool-result-uncapped", "tool results are capped at 32 KiB with the elision marker, like caller files")
+class ToolResultsCapped(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def flatten_message(self, message):
+            if message.role == "tool":
+                message = replace(message, content=elide_text(message.content, MAX_FILE_BYTES))
+            return super().flatten_message(message)
+
+
+@breaks("flatten.metadata-cleared", "a tool result's metadata is appended to its text as JSON (meant for exit codes), "
+                                    "provider metadata and all")
+class ToolResultMetadataAppended(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def flatten_message(self, message):
+            rendered = super().flatten_message(message)
+            if message.role == "tool" and message.metadata:
+                return RenderedMessage(rendered.role, f"{rendered.content}\n{json.dumps(message.metadata, sort_keys=True)}")
+            return rendered
+
+
+@breaks("flatten.plain-messages-kept", "call-free assistant messages are right-stripped (Anthropic rejects an assistant "
+                                       "turn ending in white space), changing their content")
+class AssistantTextRightStripped(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def flatten_message(self, message):
+            if message.role == "assistant" and not message.tool_calls:
+                return RenderedMessage("assistant", message.content.rstrip())
+            return super().flatten_message(message)
+
+
+@breaks("flatten.deterministic", "long argument strings are elided in place, mutating the caller's transcript")
+class ArgumentsElidedInPlace(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def cap_arguments(self, arguments):
+            items = arguments.items() if isinstance(arguments, dict) else enumerate(arguments)
+            for key, value in list(items):
+                if isinstance(value, str):
+                    arguments[key] = self.elide_argument_string(value)
+                elif isinstance(value, (dict, list)):
+                    self.cap_arguments(value)
+            return arguments
+
+
+# -- elision ---------------------------------------------------------------------------------------------
+
+
+@breaks("elision.any-depth", "the walk goes into objects but forgets arrays, so strings inside arrays are not elided")
+class ArraysNotWalked(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def cap_arguments(self, arguments):
+            if isinstance(arguments, str):
+                return self.elide_argument_string(arguments)
+            if isinstance(arguments, dict):
+                return {key: self.cap_arguments(value) for key, value in arguments.items()}
+            return arguments
+
+
+@breaks("elision.non-strings-unchanged", "the walk elides every string it meets, object keys included")
+class KeysElided(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def cap_arguments(self, arguments):
+            if isinstance(arguments, str):
+                return self.elide_argument_string(arguments)
+            if isinstance(arguments, dict):
+                return {self.elide_argument_string(key): self.cap_arguments(value) for key, value in arguments.items()}
+            if isinstance(arguments, list):
+                return [self.cap_arguments(value) for value in arguments]
+            return arguments
+
+
+# -- files -----------------------------------------------------------------------------------------------
+
+
+@breaks("files.per-file-cap", "a file of exactly 32768 bytes is elided too (>= instead of >)")
+class PerFileCapInclusive(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def cap_files(self, files, deduped):
+            def cap_one(file):
+                if file.size < MAX_FILE_BYTES:
+                    return CappedContent(file.data)
+                return CappedContent(file.data[:MAX_FILE_BYTES], elision_marker(file.size))
+            return _cap_in_order(files, deduped, cap_one)
+
+
+@breaks("files.true-size", "the per-file marker's N counts the bytes read, not the size on disk")
+class MarkerCountsBytesRead(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def cap_files(self, files, deduped):
+            def cap_one(file):
+                if file.size <= MAX_FILE_BYTES:
+                    return CappedContent(file.data)
+                return CappedContent(file.data[:MAX_FILE_BYTES], elision_marker(len(file.data)))
+            return _cap_in_order(files, deduped, cap_one)
+
+
+@breaks("files.render-format", "files are gathered in a dict keyed by path, so a repeated path is rendered once, "
+                               "at its first place with its last content")
+class FilesKeyedByPath(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def render_files(self, files, snapshot):
+            by_path = {}
+            for file in files:
+                by_path[file.path] = file
+            return super().render_files(list(by_path.values()), snapshot)
+
+
+# -- question --------------------------------------------------------------------------------------------
+
+
+@breaks("question.omitted-when-empty", "the emptiness check comes before trimming, so a blank question leaves a blank "
+                                       "line behind")
+class BlankQuestionLeavesBlankLine(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def render_question(self, question):
+            if not question:
+                return ""
+            return elide_text(trim_space(question), 4000) + "\n\n"
+
+
+@breaks("question.cap", "the question is capped at 4000 characters (len of the str), not 4000 bytes of UTF-8")
+class QuestionCappedByCharacters(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def render_question(self, question):
+            text = trim_space(question)
+            if not text:
+                return ""
+            if len(text) > 4000:
+                text = text[:4000] + elision_marker(len(text))
+            return text + "\n\n"
+
+
+@breaks("question.blank-line", "the question is followed by a single newline, not a blank line")
+class QuestionSingleNewline(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def render_question(self, question):
+            block = super().render_question(question)
+            return block[:-1] if block else block
+
+
+# -- dedupe ----------------------------------------------------------------------------------------------
+
+
+@breaks("dedupe.full-read-match", "paths are matched by suffix (to allow absolute paths in read results), so a full "
+                                  "read of pkg/cmd/main.go dedupes cmd/main.go")
+class DedupeBySuffix(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def dedupe(self, files, snapshot):
+            hashes = latest_full_read_hashes(snapshot, self.strings.line_truncation_marker)
+            flags = []
+            for file in files:
+                matches = [digest for path, digest in hashes.items()
+                           if path == file.path or path.endswith("/" + file.path)]
+                flags.append(bool(matches) and file.size <= MAX_FILE_BYTES and file.complete
+                             and file_hash(file.data) == matches[-1])
+            return flags
+
+
+@breaks("dedupe.most-recent-full-read", "every full read counts (a set of path and hash pairs), so an older matching "
+                                        "read dedupes a file that a newer read contradicts")
+class AnyFullReadCounts(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def dedupe(self, files, snapshot):
+            seen = {found for message in snapshot
+                    if (found := full_read(message, self.strings.line_truncation_marker)) is not None}
+            return [file.size <= MAX_FILE_BYTES and file.complete and (file.path, file_hash(file.data)) in seen
+                    for file in files]
+
+
+@breaks("dedupe.over-cap-never", "the size check is forgotten: a file over 32768 bytes whose hash matches is deduped")
+class OverCapDeduped(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def dedupe(self, files, snapshot):
+            hashes = latest_full_read_hashes(snapshot, self.strings.line_truncation_marker)
+            return [hashes.get(file.path) == file_hash(file.data) for file in files]
+
+
+@breaks("dedupe.read-result-shape", "the tool name is not checked: any tool result whose content parses as a read "
+                                    "object counts as a read")
+class AnyToolIsARead(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def dedupe(self, files, snapshot):
+            as_reads = [replace(m, name="read") if m.role == "tool" else m for m in snapshot]
+            return super().dedupe(files, as_reads)
+
+
+@breaks("dedupe.undecodable-never-full", "line numbers are read with int(), so \"1\" and 1.5 are taken as line 1 and "
+                                         "a result the origin cannot decode counts as a full read")
+class LineNumbersCoerced(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def dedupe(self, files, snapshot):
+            hashes = {}
+            for message in snapshot:
+                if message.role != "tool" or message.name != "read":
+                    continue
+                try:
+                    result = json.loads(message.content)
+                    path, digest, output = str(result["path"]), str(result["file_hash"]), str(result.get("output", ""))
+                    start, end, total = int(result["start_line"]), int(result["end_line"]), int(result["total_lines"])
+                except (ValueError, KeyError, TypeError):
+                    continue
+                if start == 1 and end == total > 0 and self.strings.line_truncation_marker not in output:
+                    hashes[path] = digest
+            return [file.size <= MAX_FILE_BYTES and file.complete and hashes.get(file.path) == file_hash(file.data)
+                    for file in files]
+
+
+def _hash_with_python_rstrip(data):
+    stripped = b"\n".join(line.rstrip() for line in data.split(b"\n"))
+    return f"{zlib.crc32(stripped):08X}"
+
+
+@breaks("dedupe.file-hash", "lines are stripped with bytes.rstrip(), which also strips vertical tabs and form feeds")
+class HashStripsAllWhiteSpace(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def dedupe(self, files, snapshot):
+            hashes = latest_full_read_hashes(snapshot, self.strings.line_truncation_marker)
+            return [file.size <= MAX_FILE_BYTES and file.complete
+                    and hashes.get(file.path) == _hash_with_python_rstrip(file.data) for file in files]
+
+
+@breaks("dedupe.notice", "a deduped file reuses the file template: the notice is rendered inside the code fence")
+class NoticeInsideFence(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def render_files(self, files, snapshot):
+            contents = self.cap_files(files, self.dedupe(files, snapshot))
+            parts = []
+            for file, content in zip(files, contents, strict=True):
+                if content is None:
+                    parts.append(f"File: {file.path}\n```\n{self.strings.deduped_file_notice}\n```\n\n")
+                else:
+                    parts.extend(file_block_parts(file.path, content))
+            return parts
+
+
+# -- in-flight -------------------------------------------------------------------------------------------
+
+
+@breaks("inflight.last-message-only", "a while loop takes out every trailing assistant message, not just the last one")
+class TrailingAssistantRunRemoved(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def split_in_flight(self, snapshot):
+            transcript, text = super().split_in_flight(snapshot)
+            while transcript and transcript[-1].role == "assistant":
+                transcript = transcript[:-1]
+            return transcript, text
+
+
+@breaks("inflight.empty-dropped", "the emptiness check looks at the untrimmed content, so a blank text gets a label "
+                                  "with nothing under it")
+class BlankInFlightLabelled(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def split_in_flight(self, snapshot):
+            if not snapshot or snapshot[-1].role != "assistant":
+                return snapshot, None
+            content = snapshot[-1].content
+            return snapshot[:-1], (trim_space(content) if content else None)
+
+
+@breaks("inflight.label-at-head", "the in-flight block is written after the question, just before the guidance request")
+class InFlightAfterQuestion(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def final_message(self, in_flight_block, file_blocks, question_block):
+            return "".join([*file_blocks, question_block, in_flight_block, self.strings.guidance_request])
+
+
+@breaks("inflight.block-layout", "the block trims the text again with Python's str.strip(), which also strips "
+                                 "U+001C..U+001F that Go keeps")
+class InFlightStrippedByPython(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def render_in_flight(self, text):
+            if text is None:
+                return ""
+            return f"{self.strings.inflight_label}\n{text.strip()}\n\n"
+
+
+@breaks("inflight.other-role-stays", "a trailing tool result is taken out of the transcript too, as if it ended the "
+                                     "in-flight turn")
+class TrailingToolResultRemoved(ReferenceAdapter):
+    class builder_class(RequestBuilder):
+        def split_in_flight(self, snapshot):
+            if snapshot and snapshot[-1].role == "tool":
+                return snapshot[:-1], None
+            return super().split_in_flight(snapshot)
