@@ -6,7 +6,7 @@ Public surface (everything else is private and may change):
   :class:`RenderedMessage`, :func:`parse_transcript`, :func:`transcript_to_json`;
 * request shaping: :class:`RequestBuilder`, :func:`build_request`,
   :class:`LoadedFile`, :class:`DeclaredStrings`, :data:`REFERENCE_STRINGS`;
-* the rules as functions: :func:`elide_text`, :func:`elision_marker`,
+* the rules as functions: :func:`elide_text`, :func:`elide_bytes`, :func:`elision_marker`,
   :func:`cap_arguments`, :func:`file_hash`, :func:`decode_utf8`,
   :func:`trim_space`, :func:`go_json`;
 * the runtime: :class:`AdvisorRuntime` (one per process: the use counters,

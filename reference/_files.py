@@ -42,7 +42,7 @@ class LoadedFile:
         return len(self.data) == self.size
 
 
-def check_file_count(count: int, at: str = "files") -> None:
+def check_file_count(count: int, at: str) -> None:
     """Reject more than :data:`MAX_FILES` files (duplicates count)."""
     if count > MAX_FILES:
         raise AdvisorInputError(
@@ -120,11 +120,6 @@ def file_block_parts(path: str, content: CappedContent) -> tuple[str, ...]:
     never copied into an intermediate block.
     """
     return (f"File: {path}\n```\n", decode_utf8(content.kept), content.marker, "\n```\n\n")
-
-
-def render_file(path: str, content: CappedContent) -> str:
-    """One file block as a string."""
-    return "".join(file_block_parts(path, content))
 
 
 def deduped_block_parts(path: str, notice: str) -> tuple[str, ...]:
