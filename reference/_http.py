@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
@@ -142,5 +141,3 @@ class HttpProvider:
             raise ProviderError(f"the connection to {self.wire.kind} broke: {exc}") from None
         except SSEError as exc:
             raise ProviderError(f"{self.wire.kind} did not answer with an event stream: {exc}") from None
-        except json.JSONDecodeError as exc:  # pragma: no cover - decoders raise ProviderError themselves
-            raise ProviderError(f"{self.wire.kind} sent JSON that cannot be read: {exc}") from None

@@ -234,7 +234,7 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
         else:
             plan.append(("tools", _get(_object(body, f"{at}.tools"), "agent", (str, type(None)), None, f"{at}.tools")))
 
-    http = _http_provider(_object(params.get("runtime") or {}, "runtime").get("http_provider"), http_class)
+    http = _http_provider((params.get("runtime") or {}).get("http_provider"), http_class)  # runtime checked above
     if http is not None and any(c.replies for _, body in plan for c in (body if isinstance(body, list) else [body])
                                 if isinstance(c, _Call)):
         raise AdvisorInputError("with http_provider the suite's server scripts the replies; calls carry none",

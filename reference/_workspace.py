@@ -113,8 +113,6 @@ def read_capped(host_path: str, raw: str, at: str, cap: int = MAX_FILE_BYTES) ->
         fd = os.open(host_path, flags)
     except FileNotFoundError:
         raise FileRefused(f"{raw}: no such file", at=at) from None
-    except IsADirectoryError:
-        raise FileRefused(f"{raw}: is a directory, not a file", at=at) from None
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a FIFO or socket with no peer
             raise FileRefused(f"{raw}: not a regular file", at=at) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 import threading
 import time
@@ -10,7 +11,8 @@ import time
 import pytest
 
 from reference import AdvisorRuntime, ProviderError, RequestBuilder
-from reference._scenario import run_scenario
+from reference._provider import ScriptedReply
+from reference._scenario import _reply, run_scenario
 from reference._strings import REFERENCE_STRINGS
 from reference.adapter import ReferenceAdapter
 
@@ -97,8 +99,9 @@ INVALID = [
     ("call-no-snapshot", scenario([{"call": {"input": {}}}]), "steps[0].call.snapshot",
      "is required (null for a missing snapshot)"),
     ("call-bad-snapshot", scenario([{"call": call(snapshot=[{"role": "robot"}])}]), "steps[0].call.snapshot[0].role",
-     "must be one of"),
-    ("call-snapshot-object", scenario([{"call": call(snapshot={})}]), "steps[0].call.snapshot", "must be"),
+     "must be one of system, user, assistant, tool, got 'robot'"),
+    ("call-snapshot-object", scenario([{"call": call(snapshot={})}]), "steps[0].call.snapshot",
+     "must be an array of messages, got object"),
     ("call-agent-number", scenario([{"call": call(agent=3)}]), "steps[0].call.agent", "must be str or NoneType"),
     ("call-conversation-string", scenario([{"call": call(conversation="1")}]), "steps[0].call.conversation",
      "must be int"),
@@ -171,10 +174,7 @@ INVALID = [
 def test_malformed_params_are_refused_naming_the_field(params, at, message):
     """Malformed scenario params answer one invalid_input error whose ``at`` names the field and whose message says why."""
     error = error_of(params)
-    assert error["code"] == "invalid_input"
-    assert error["at"] == at
-    assert error["message"].startswith(f"{at}: ")
-    assert message in error["message"]
+    assert error == {"code": "invalid_input", "message": f"{at}: {message}", "at": at}
 
 
 def test_error_in_steps_comes_before_the_http_provider_is_checked():
@@ -298,6 +298,23 @@ def test_scripted_reply_outcomes(replies, outcome):
     assert len(out["provider_requests"]) == 1
 
 
+@pytest.mark.parametrize(
+    "raw, reply",
+    [
+        ({"answer": "a"}, ScriptedReply(text="a", finish_reason="stop", delay_s=0.0)),
+        ({}, ScriptedReply(text="", finish_reason="stop", delay_s=0.0)),
+        ({"answer": "a", "finish_reason": "length", "delay_ms": 1500},
+         ScriptedReply(text="a", finish_reason="length", delay_s=1.5)),
+        ({"error": "e", "status": 502, "delay_ms": 250}, ScriptedReply(error="e", status=502, delay_s=0.25)),
+        ({"error": "e"}, ScriptedReply(error="e", status=None, delay_s=0.0)),
+    ],
+    ids=["answer-only", "empty", "all-answer-fields", "all-error-fields", "error-only"],
+)
+def test_reply_decodes_with_its_defaults(raw, reply):
+    """A scripted reply finishes with ``stop`` and waits no time unless told, and ``delay_ms`` becomes seconds."""
+    assert _reply(raw, "steps[0].call.provider[0]") == reply
+
+
 def test_replies_belong_to_their_own_call():
     """Each call answers from its own replies, whatever other calls have scripted."""
     steps = [{"call": call(provider=[{"answer": "a1"}, {"answer": "a2"}])},
@@ -364,6 +381,17 @@ def test_reply_without_delay_is_immediate():
     start = time.monotonic()
     answer(scenario([{"call": call(provider=[{"answer": "now", "delay_ms": 0}])}]))
     assert time.monotonic() - start < 2
+
+
+def test_requests_and_notes_use_the_given_builder():
+    """The runtime builds requests and notes with the builder the scenario is given, not a default one."""
+    strings = dataclasses.replace(REFERENCE_STRINGS, system_prompt="Custom system prompt.",
+                                  budget_spent="Custom spent {used}/{max}.")
+    out = run_scenario(scenario([{"call": call()}, {"call": call(turn=2)}], {"max_uses_per_run": 1}),
+                       RequestBuilder(strings))
+    (request,) = out["provider_requests"]
+    assert request["messages"][0] == {"role": "system", "content": "Custom system prompt."}
+    assert out["calls"] == [{"result": "ok"}, {"result": "Custom spent 1/1."}]
 
 
 # --- handlers, cache keys and budgets -------------------------------------------------------------------------------

@@ -5,10 +5,14 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import subprocess
+import sys
+import textwrap
 import threading
 
 import pytest
 
+import reference
 from reference import MAX_FILE_BYTES, FileRefused, LoadedFile, PathPolicy, load_files
 from reference._workspace import read_capped
 
@@ -206,6 +210,30 @@ def test_read_failure_is_a_file_error_naming_the_path():
     assert info.value.at == "input.files[2]" and info.value.code == "file_error"
 
 
+def test_a_read_beyond_the_cap_costs_one_read(tmp_path, monkeypatch):
+    """A file larger than the cap is read with a single read of the cap's size, never a second one."""
+    (tmp_path / "big").write_bytes(b"y" * 100_000)
+    real_read, sizes = os.read, []
+
+    def counting_read(fd, size):
+        sizes.append(size)
+        return real_read(fd, size)
+
+    monkeypatch.setattr(os, "read", counting_read)
+    assert read_capped(str(tmp_path / "big"), "big", "at") == (b"y" * 32768, 100_000)
+    assert sizes == [32768]
+
+
+def test_short_reads_are_joined_up_to_the_cap(tmp_path, monkeypatch):
+    """When the system returns fewer bytes than asked, reads go on and their bytes are joined as they were."""
+    content = bytes(range(256)) * 4
+    (tmp_path / "f").write_bytes(content)
+    real_read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, size: real_read(fd, min(size, 7)))
+    assert read_capped(str(tmp_path / "f"), "f", "at", cap=100) == (content[:100], 1024)
+    assert read_capped(str(tmp_path / "f"), "f", "at") == (content, 1024)
+
+
 def _kind_cases(tmp_path):
     os.mkdir(tmp_path / "dir")
     os.mkfifo(tmp_path / "fifo")
@@ -340,6 +368,55 @@ def test_open_failure_after_the_check_names_the_reason(tmp_path, regular_stat):
     regular_stat.add(path)
     box = _read_within(path, "loop")
     assert box["error"].detail == "loop: cannot be opened (Too many levels of symbolic links)"
+    assert box["error"].at == "input.files[0]" and box["error"].code == "file_error"
+
+
+def test_file_of_an_unknown_kind_is_a_special_file(tmp_path, monkeypatch):
+    """A path whose stat shows no known file type is refused unread as a special file."""
+    real_stat, path = os.stat, str(tmp_path / "odd")
+
+    def fake_stat(target, *args, **kwargs):
+        if str(target) == path:
+            return os.stat_result((0o644, 0, 0, 1, 0, 0, 5, 0, 0, 0))
+        return real_stat(target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", fake_stat)
+    with pytest.raises(FileRefused) as info:
+        read_capped(path, "odd", "input.files[4]")
+    assert (info.value.detail, info.value.at) == ("odd: a special file, not a regular file", "input.files[4]")
+
+
+_SWAP_IN_A_TERMINAL = textwrap.dedent("""
+    import os, stat
+    from reference import FileRefused
+    from reference._workspace import read_capped
+    master, slave = os.openpty()
+    name = os.ttyname(slave)
+    os.close(slave)
+    real_stat = os.stat
+    regular = os.stat_result((stat.S_IFREG | 0o644, 0, 0, 1, 0, 0, 5, 0, 0, 0))
+    os.stat = lambda path, *args, **kwargs: regular if path == name else real_stat(path, *args, **kwargs)
+    try:
+        read_capped(name, "tty", "at")
+    except FileRefused as exc:
+        print(exc.detail)
+    os.stat = real_stat
+    try:
+        os.close(os.open("/dev/tty", os.O_RDONLY | os.O_NONBLOCK))
+        print("has a controlling terminal")
+    except OSError:
+        print("has no controlling terminal")
+""")
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty") or not os.path.exists("/dev/tty"), reason="needs ptys and /dev/tty")
+def test_terminal_swapped_in_never_becomes_the_controlling_terminal():
+    """A terminal swapped in after the check is refused, and opening it does not make it the process's terminal."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(reference.__file__)))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    done = subprocess.run([sys.executable, "-c", _SWAP_IN_A_TERMINAL], capture_output=True, text=True, timeout=30,
+                          start_new_session=True, env=env, check=True)
+    assert done.stdout.splitlines() == ["tty: no longer a regular file", "has no controlling terminal"]
 
 
 # --- load_files -----------------------------------------------------------------------------------------------------
