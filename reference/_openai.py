@@ -8,12 +8,14 @@ that usage arrives in the stream's last chunk. A stream ends with
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest
 from ._wire import HttpRequest, StreamState, Usage, WireFormat, event_json, integer, json_headers
 from ._wire import scan_json as _scan
+from json.decoder import scanstring as _scan_string
 
 PATH = "/chat/completions"
 
@@ -63,33 +65,76 @@ def decode(payload: Any) -> ProviderAnswer:
     return ProviderAnswer(str(text), str(reason), _usage(payload.get("usage")).to_json())
 
 
+# JSON tokens that open or close no structure: white space, numbers, literals, commas, colons, whole strings.
+_FLAT = r'(?:[^{}\[\]"]|"(?:[^"\\]|\\.)*")*?'
+# From the chunk's start to the first choice's delta: "choices" is a top-level key (nothing opens before it), and
+# the delta is a key of its first element (group 1: the keys before it, with flat values).
+_HEAD = re.compile(rf'\{{{_FLAT}"choices"\s*:\s*\[\s*\{{({_FLAT})"delta"\s*:')
+# From the end of the delta's value to the first choice's finish reason (its value follows) or to its end.
+_TAIL = re.compile(rf'{_FLAT}(?:"finish_reason"\s*:\s*|\}})')
+
+
 def stream_event(state: StreamState, event: str, data: str) -> None:
     """Feed one ``data:`` chunk of a chat-completion stream into ``state``.
 
-    Most chunks carry one delta: those are read without parsing the whole
-    chunk. A quote inside a JSON string is always escaped, so ``"delta":``
-    and ``"finish_reason":`` can only be keys, and their values are scanned
-    where they stand. Any other chunk (an error, usage, the end, JSON with
-    white space after a key) takes the full parse, which decides every case
-    the fast path leaves.
+    Most chunks carry one delta in their first choice, and the chunks of a
+    stream repeat the same frame around it: those are read without parsing the
+    whole chunk. The fast path checks, with ``_HEAD``, that the first
+    ``"delta":`` is a key of the first choice (nothing but flat tokens before
+    it, no finish reason ahead of it), with ``_TAIL`` where that choice's
+    finish reason stands after it, and that the rest of the chunk has no error
+    and no usage object; each check is remembered in ``state`` for the chunks
+    that repeat that piece byte for byte. Any other chunk (an error, usage, the
+    end, a structure before the delta, another key order) takes the full
+    parse, which decides every case the fast path leaves. The fast path takes
+    a chunk for well-formed JSON and does not check what follows the finish
+    reason beyond that (duplicate keys aside, it reads what the full parse reads).
     """
-    start = data.find('"delta":')
-    if start > 0 and data[0] == "{" and '"error":' not in data and '"usage":{' not in data:
-        try:
-            delta, end = _scan(data, start + 8)
-            finish_at = data.find('"finish_reason":', end) + 16
-            reason = None if finish_at < 16 or data.startswith("null", finish_at) else _scan(data, finish_at)[0]
-        except (StopIteration, ValueError):
-            pass
+    head = state.known_head
+    if head and data.startswith(head):
+        start = len(head)
+    else:
+        start = data.find('"delta":') + 8
+        match = _HEAD.match(data, 0, start) if start > 8 else None
+        if match is None or match.end() != start or '"finish_reason"' in match.group(1) or '"error":' in data[:start]:
+            return _full_chunk(state, data)
+        state.known_head = data[:start]
+    try:
+        if data.startswith('{"content":"', start):  # the usual delta: its text, read without making a dict
+            content, end = _scan_string(data, start + 12)
+            if data[end] != "}":
+                return _full_chunk(state, data)
+            end += 1
         else:
-            if type(delta) is dict:
-                content = delta.get("content")
-                if content and type(content) is str:
-                    state.text.append(content)
-                if reason:
-                    state.finish_reason = str(reason)
-                return
-    _full_chunk(state, data)
+            delta, end = _scan(data, start)
+            if type(delta) is not dict:
+                return _full_chunk(state, data)
+            content = delta.get("content")
+        tail = state.known_tail
+        if not (tail and data.startswith(tail, end)):
+            match = _TAIL.match(data, end)
+            if match is None:
+                return _full_chunk(state, data)
+            tail = state.known_tail = match.group()
+        at = end + len(tail)
+        if tail[-1] == "}":
+            reason = None
+        elif data.startswith("null", at):
+            reason, at = None, at + 4
+        else:
+            reason, at = _scan(data, at)
+    except (StopIteration, ValueError, IndexError):
+        return _full_chunk(state, data)
+    rest = data[at:]
+    if rest != state.known_rest:
+        if '"error":' in rest or '"usage":{' in rest:  # after the first choice: an error or usage needs the full parse
+            return _full_chunk(state, data)
+        state.known_rest = rest
+    if content and type(content) is str:
+        state.text.append(content)
+    if reason:
+        state.finish_reason = str(reason)
+    return None
 
 
 def _full_chunk(state: StreamState, data: str) -> None:

@@ -58,6 +58,10 @@ class StreamState:
     finish_reason: str = ""
     usage: Usage = field(default_factory=Usage)
     done: bool = False
+    #: The start and the middle of earlier chunks that a decoder's fast path has checked (see ``_openai``).
+    known_head: str = ""
+    known_tail: str = ""
+    known_rest: str = ""
 
     def answer(self, provider: str) -> ProviderAnswer:
         if not self.done:

@@ -122,21 +122,81 @@ CHUNK_TEXT = st.lists(st.sampled_from(['a', ' ', '"', '\\', '"delta":', '"finish
                                        '"usage":{', '"error":']), max_size=12).map("".join)
 
 
-@given(content=st.one_of(st.none(), CHUNK_TEXT), reason=st.sampled_from([None, "stop", "length"]),
-       usage=st.one_of(st.none(), st.just({"prompt_tokens": 3, "completion_tokens": 4})),
-       extra=st.dictionaries(st.sampled_from(["id", "model", "logprobs", "note"]), CHUNK_TEXT, max_size=2),
-       compact=st.booleans())
-def test_fast_chunk_reading_matches_the_full_parse(content, reason, usage, extra, compact):
-    """The chat stream's fast reading of a chunk gives exactly what parsing the whole chunk gives."""
+def _choice(draw, with_delta: bool) -> dict:
+    keys = draw(st.lists(st.sampled_from(["index", "logprobs", "finish_reason", "note"]), unique=True))
+    if with_delta:
+        keys.insert(draw(st.integers(0, len(keys))), "delta")
+    values = {
+        "index": st.integers(0, 2), "logprobs": st.one_of(st.none(), st.just({"content": []})),
+        "finish_reason": st.sampled_from([None, "", "stop", "length"]), "note": CHUNK_TEXT,
+        "delta": st.one_of(st.just({}), CHUNK_TEXT.map(lambda text: {"content": text}),
+                           st.just({"role": "assistant", "content": None})),
+    }
+    return {key: draw(values[key]) for key in keys}
+
+
+@st.composite
+def chat_chunks(draw) -> dict:
+    """Chunks of every shape a server may send: key orders, several choices, a ``delta`` key elsewhere."""
+    choices = [_choice(draw, draw(st.booleans())) for _ in range(draw(st.integers(1, 3)))]
+    parts = {"choices": choices}
+    for key in draw(st.lists(st.sampled_from(["id", "model", "meta", "usage"]), unique=True, max_size=3)):
+        parts[key] = {
+            "id": CHUNK_TEXT, "model": CHUNK_TEXT,
+            "meta": st.just({"delta": {"content": "not the answer"}, "finish_reason": "length"}),
+            "usage": st.one_of(st.none(), st.just({"prompt_tokens": 3, "completion_tokens": 4})),
+        }[key]
+        parts[key] = draw(parts[key])
+    order = draw(st.permutations(sorted(parts)))
+    return {key: parts[key] for key in order}
+
+
+@st.composite
+def chat_streams(draw) -> list[dict]:
+    """Chunks of one stream: a frame repeated with other texts and finish reasons, mixed with chunks of other shapes."""
+    frame = draw(chat_chunks())
+    chunks = []
+    for _ in range(draw(st.integers(1, 4))):
+        if draw(st.booleans()):
+            chunks.append(draw(chat_chunks()))
+            continue
+        choice = dict(frame["choices"][0])
+        if "delta" in choice:
+            choice["delta"] = {"content": draw(CHUNK_TEXT)}
+        if "finish_reason" in choice:
+            choice["finish_reason"] = draw(st.sampled_from([None, "stop", "length"]))
+        chunks.append({**frame, "choices": [choice, *frame["choices"][1:]]})
+    return chunks
+
+
+@given(chunks=chat_streams(), compact=st.booleans())
+def test_fast_chunk_reading_matches_the_full_parse(chunks, compact):
+    """The chat stream's fast reading of a stream's chunks gives exactly what parsing each whole chunk gives."""
     from reference._openai import _full_chunk, stream_event
     from reference._wire import StreamState
 
-    delta = {} if content is None else {"content": content}
-    chunk = {**extra, "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": reason}],
-             "usage": usage}
-    data = json.dumps(chunk, separators=(",", ":") if compact else (", ", ": "))
     fast, full = StreamState(), StreamState()
-    stream_event(fast, "message", data)
-    _full_chunk(full, data)
-    assert (fast.text, fast.finish_reason, fast.usage, fast.done) == (full.text, full.finish_reason, full.usage,
-                                                                      full.done)
+    for chunk in chunks:
+        data = json.dumps(chunk, separators=(",", ":") if compact else (", ", ": "))
+        stream_event(fast, "message", data)
+        _full_chunk(full, data)
+        assert (fast.text, fast.finish_reason, fast.usage, fast.done) == (full.text, full.finish_reason, full.usage,
+                                                                          full.done), data
+
+
+@pytest.mark.parametrize("data, text, reason", [
+    ('{"choices":[{"index":0,"finish_reason":"length","delta":{"content":"a"}}]}', "a", "length"),
+    ('{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{},"finish_reason":"length"}]}', "a", ""),
+    ('{"meta":{"delta":{"content":"x"}},"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}',
+     "a", "stop"),
+    ('{"choices":[{"index":0,"delta":{"content":"a"},"note":"}","finish_reason":"length"}]}', "a", "length"),
+    ('{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":"length"}]}', "a", "length"),
+], ids=["reason-before-delta", "reason-in-second-choice", "delta-outside-choices", "brace-in-a-string", "openai-order"])
+def test_chat_chunk_reads_the_first_choice_whatever_the_key_order(data, text, reason):
+    """A chat chunk's text and finish reason come from its first choice, whatever order its keys come in."""
+    from reference._openai import stream_event
+    from reference._wire import StreamState
+
+    state = StreamState()
+    stream_event(state, "message", data)
+    assert ("".join(state.text), state.finish_reason) == (text, reason), data
