@@ -206,8 +206,10 @@ def test_anthropic_error_event_fails_the_call(impl, lb):
 
 @pytest.mark.rule(id="streaming.openai-chunks")
 @pytest.mark.parametrize("name, provider", [("openai-stream.sse", "openai"), ("openai-stream-length.sse", "openai"),
+                                            ("openai-stream-reordered.sse", "openai"),
                                             ("codex-stream.sse", "codex"), ("codex-stream-incomplete.sse", "codex")],
-                         ids=["chat-stop", "chat-length", "responses-completed", "responses-incomplete"])
+                         ids=["chat-stop", "chat-length", "chat-keys-reordered", "responses-completed",
+                              "responses-incomplete"])
 def test_openai_streams(impl, lb, strings, name, provider):
     """OpenAI chat chunks (to `data: [DONE]`) and Responses events are read to their text and finish reason."""
     lb.expect(Reply.recorded(name))
