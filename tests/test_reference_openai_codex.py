@@ -144,6 +144,36 @@ def test_chat_stream_chunk_that_is_not_json_is_quoted_up_to_200_characters():
     assert str(info.value) == "the chat stream sent a chunk that is not JSON: " + repr("<html>" + "x" * 194)
 
 
+USAGE = {"prompt_tokens": 7, "completion_tokens": 2, "prompt_tokens_details": {"cached_tokens": 5}}
+
+
+@pytest.mark.parametrize("chunks, text, reason, usage", [
+    (['{"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}'], "Hi", "", ZERO_USAGE),
+    (['{"choices":[{"index":0,"delta":{"content":5},"finish_reason":null}]}'], "", "", ZERO_USAGE),
+    (['{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[]},"finish_reason":"length"}]}'],
+     "a", "length", ZERO_USAGE),
+    (['{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}],"usage":' + _compact(USAGE) + "}"],
+     "a", "", {"input_tokens": 7, "output_tokens": 2, "cache_read_tokens": 5, "cache_creation_tokens": 0}),
+    (['{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}',
+      '{"choices":[{"index":0,"delta":{"content":"b"},"n":1234567890123456789,"finish_reason":null}]}'],
+     "ab", "", ZERO_USAGE),
+    (['{"choices":[{"index":0,"delta":{"content":"a"}}]}', '{"choices":[{"index":0,"delta":{"content":"b"}}]}',
+      '{"choices":[{"index":0,"delta":{"content":"c"},"finish_reason":"stop"}]}'], "abc", "stop", ZERO_USAGE),
+], ids=["delta-with-role", "content-not-a-string", "logprobs-object", "usage-in-the-delta-chunk", "frame-changes",
+        "frame-repeats"])
+def test_chat_stream_chunks_read_as_a_whole(chunks, text, reason, usage):
+    """Chat chunks give the first choice's string text, its finish reason and the usage, whatever frame they repeat."""
+    state = _chat(*chunks)
+    assert ("".join(state.text), state.finish_reason, state.usage.to_json()) == (text, reason, usage), chunks
+
+
+@pytest.mark.parametrize("first", [[], ['{"choices":[{"index":0,"delta":{"content":"a"}}]}']], ids=["alone", "after"])
+def test_chat_stream_error_before_the_choices_fails(first):
+    """An error key ahead of the choices fails the stream even when the chunk also carries a delta."""
+    with pytest.raises(ProviderError, match="the chat stream reported an error: overloaded"):
+        _chat(*first, '{"error":"overloaded","choices":[{"index":0,"delta":{"content":"a"}}]}')
+
+
 # --- Responses (Codex), non-streaming ---------------------------------------------------------------------------
 
 

@@ -412,6 +412,14 @@ _SWAP_IN_A_TERMINAL = textwrap.dedent("""
 @pytest.mark.skipif(not hasattr(os, "openpty") or not os.path.exists("/dev/tty"), reason="needs ptys and /dev/tty")
 def test_terminal_swapped_in_never_becomes_the_controlling_terminal():
     """A terminal swapped in after the check is refused, and opening it does not make it the process's terminal."""
+    master, slave = os.openpty()
+    try:  # in this process, a terminal that is one when checked is refused unopened
+        with pytest.raises(FileRefused) as info:
+            read_capped(os.ttyname(slave), "tty", "at")
+        assert info.value.detail == "tty: a character device, not a regular file"
+    finally:
+        os.close(master)
+        os.close(slave)
     root = os.path.dirname(os.path.dirname(os.path.abspath(reference.__file__)))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     done = subprocess.run([sys.executable, "-c", _SWAP_IN_A_TERMINAL], capture_output=True, text=True, timeout=30,
