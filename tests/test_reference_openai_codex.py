@@ -167,6 +167,22 @@ def test_chat_stream_chunks_read_as_a_whole(chunks, text, reason, usage):
     assert ("".join(state.text), state.finish_reason, state.usage.to_json()) == (text, reason, usage), chunks
 
 
+def test_chat_stream_top_level_finish_reason_is_not_the_choices():
+    """A finish_reason key outside the choices does not set the finish reason of the answer."""
+    state = _chat('{"finish_reason":"zzz","choices":[{"index":0,"delta":{"content":"a"}}]}')
+    assert ("".join(state.text), state.finish_reason) == ("a", "")
+
+
+def test_chat_stream_chunk_with_another_frame_is_read_afresh():
+    """A chunk whose frame differs from the previous chunk's is read from its own first choice."""
+    second = '{"choices":[{"index":0,"delta":{"content":"b"}}],"m":{"content":"wrong"}}'
+    frame = '{"id":"","choices":[{"index":0,"delta":'
+    # the first chunk's frame ends exactly where the second chunk's decoy object starts
+    first = '{"id":"' + "x" * (second.index('{"content":"wrong"}') - len(frame)) + '","choices":[{"index":0,"delta":'
+    state = _chat(first + '{"content":"a"}}]}', second)
+    assert "".join(state.text) == "ab"
+
+
 @pytest.mark.parametrize("first", [[], ['{"choices":[{"index":0,"delta":{"content":"a"}}]}']], ids=["alone", "after"])
 def test_chat_stream_error_before_the_choices_fails(first):
     """An error key ahead of the choices fails the stream even when the chunk also carries a delta."""
