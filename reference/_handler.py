@@ -24,15 +24,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ._budget import DEFAULT_CHILD_MAX_USES, DEFAULT_MAX_USES, BudgetStore, UseCounter
+from ._budget import DEFAULT_CHILD_MAX_USES, DEFAULT_MAX_USES, BudgetStore, UseCounter, UseGrant
 from ._errors import AdvisorInputError
+from ._files import LoadedFile
 from ._prompt import RequestBuilder
 from ._provider import Provider, ProviderAnswer, ProviderError, ProviderRequest
 from ._sessions import CacheKeyStore, cache_key_for_handler, transport_sessions
 from ._strings import REFERENCE_STRINGS, DeclaredStrings
 from ._text import trim_space
-from ._tool import TOOL_DEFINITION, decode_tool_input
-from ._transcript import Message
+from ._tool import TOOL_DEFINITION, ToolInput, decode_tool_input
+from ._transcript import Message, RenderedMessage
 from ._workspace import FileRefused, PathPolicy, load_files
 
 
@@ -64,8 +65,81 @@ class RuntimeConfig:
     confine_to_work_dir: bool = False
 
 
+@dataclass
+class AdvisorHandler:
+    """Handles advisor calls of one turn, step by step in the order of the spec.
+
+    Each step is a method, so an implementation built on the reference (or a
+    broken one in the suite's own tests) replaces exactly one of them.
+    """
+
+    runtime: AdvisorRuntime
+    counter: UseCounter
+    cache_key: str
+    transport_session: str | None
+    parent_session: str | None
+    agent_id: str | None = None
+
+    def handle(self, raw_input: Any, snapshot: Sequence[Message] | None) -> str:
+        """The note for one advisor call; raises AdvisorInputError (no use) or AdvisorCallFailed (use spent)."""
+        tool_input, files = self.validate(raw_input, snapshot)
+        grant = self.counter.take()
+        if not grant.granted:
+            return self.spent(grant)
+        messages = self.runtime.builder.build(snapshot, tool_input.question, files)
+        return self.note(self.ask(self.request(messages)))
+
+    def validate(self, raw_input: Any, snapshot: Sequence[Message] | None) -> tuple[ToolInput, list[LoadedFile]]:
+        """Everything checked before a use is counted: the input, the snapshot, the file count, the files."""
+        tool_input = self.decode(raw_input)
+        if snapshot is None:
+            raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
+                                    code="missing_snapshot")
+        self.runtime.builder.check_file_count(len(tool_input.files), at="input.files")
+        return tool_input, self.load(tool_input.files) if tool_input.files else []
+
+    def decode(self, raw_input: Any) -> ToolInput:
+        return decode_tool_input(raw_input)
+
+    def load(self, paths: Sequence[str]) -> list[LoadedFile]:
+        if self.runtime.policy is None:
+            raise FileRefused("file access is not configured for the advisor", at="input.files")
+        return load_files(self.runtime.policy, paths)
+
+    def spent(self, grant: UseGrant) -> str:
+        return budget_spent_note(self.runtime.strings, grant.used, grant.limit)
+
+    def request(self, messages: Sequence[RenderedMessage]) -> ProviderRequest:
+        config = self.runtime.config
+        return ProviderRequest(
+            model=config.model,
+            messages=tuple(messages),
+            max_tokens=config.max_tokens,
+            reasoning=config.reasoning,
+            stream=config.reasoning is not None,
+            prompt_cache_key=self.cache_key,
+            transport_session=self.transport_session,
+            parent_session=self.parent_session,
+        )
+
+    def ask(self, request: ProviderRequest) -> ProviderAnswer:
+        try:
+            return self.runtime.provider.complete(request)
+        except ProviderError as exc:
+            raise AdvisorCallFailed(f"the advisor call failed: {exc}", status=exc.status) from exc
+
+    def note(self, answer: ProviderAnswer) -> str:
+        return make_note(self.runtime.strings, answer)
+
+
 class AdvisorRuntime:
-    """The process-lifetime state behind every advisor handler."""
+    """The process-lifetime state behind every advisor handler.
+
+    It builds its handlers from :attr:`handler_class` and its path policy from :attr:`policy_class`.
+    """
+
+    handler_class: type[AdvisorHandler] = AdvisorHandler
+    policy_class: type[PathPolicy] = PathPolicy
 
     def __init__(
         self,
@@ -82,7 +156,7 @@ class AdvisorRuntime:
         self.counter = UseCounter(config.max_uses_per_run)
         self.children = BudgetStore(config.child_max_uses)
         self.policy = (
-            PathPolicy(config.work_dir, tuple(config.blocked_paths), config.confine_to_work_dir)
+            self.policy_class(config.work_dir, tuple(config.blocked_paths), config.confine_to_work_dir)
             if config.work_dir
             else None
         )
@@ -102,60 +176,14 @@ class AdvisorRuntime:
     def new_handler(self, agent_id: str | None = None) -> AdvisorHandler:
         """The handler of one turn of the main agent (``agent_id`` None) or of a child agent."""
         transport, parent = transport_sessions(self.config.session_id, sub_agent=agent_id is not None)
-        return AdvisorHandler(
+        return self.handler_class(
             runtime=self,
             counter=self.counter_for(agent_id),
             cache_key=cache_key_for_handler(self.cache_keys),
             transport_session=transport,
             parent_session=parent,
+            agent_id=agent_id,
         )
-
-
-@dataclass
-class AdvisorHandler:
-    """Handles advisor calls of one turn."""
-
-    runtime: AdvisorRuntime
-    counter: UseCounter
-    cache_key: str
-    transport_session: str | None
-    parent_session: str | None
-
-    def handle(self, raw_input: Any, snapshot: Sequence[Message] | None) -> str:
-        """The note for one advisor call; raises AdvisorInputError (no use) or AdvisorCallFailed (use spent)."""
-        runtime, builder = self.runtime, self.runtime.builder
-        tool_input = decode_tool_input(raw_input)
-        if snapshot is None:
-            raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
-                                    code="missing_snapshot")
-        builder.check_file_count(len(tool_input.files), at="input.files")
-        files = []
-        if tool_input.files:
-            if runtime.policy is None:
-                raise FileRefused("file access is not configured for the advisor", at="input.files")
-            files = load_files(runtime.policy, tool_input.files)
-
-        grant = self.counter.take()
-        if not grant.granted:
-            return budget_spent_note(runtime.strings, grant.used, grant.limit)
-
-        messages = builder.build(snapshot, tool_input.question, files)
-        config = runtime.config
-        request = ProviderRequest(
-            model=config.model,
-            messages=tuple(messages),
-            max_tokens=config.max_tokens,
-            reasoning=config.reasoning,
-            stream=config.reasoning is not None,
-            prompt_cache_key=self.cache_key,
-            transport_session=self.transport_session,
-            parent_session=self.parent_session,
-        )
-        try:
-            answer = runtime.provider.complete(request)
-        except ProviderError as exc:
-            raise AdvisorCallFailed(f"the advisor call failed: {exc}", status=exc.status) from exc
-        return make_note(runtime.strings, answer)
 
 
 def budget_spent_note(strings: DeclaredStrings, used: int, limit: int) -> str:

@@ -85,12 +85,23 @@ class PathPolicy:
         if not raw or "\x00" in raw:
             raise FileRefused(f"{raw!r} is not a file path", at=at)
         real = os.path.realpath(os.path.join(self.work_dir, raw))
-        for blocked in self._resolved_blocked:
-            if _inside(real, blocked):
-                raise FileRefused(f"{raw}: blocked by the path policy", at=at)
-        if self.confine and not _inside(real, self._resolved_work_dir):
+        if self.is_blocked(raw, real):
+            raise FileRefused(f"{raw}: blocked by the path policy", at=at)
+        if self.confine and self.is_outside(raw, real):
             raise FileRefused(f"{raw}: outside the working directory", at=at)
         return real
+
+    def is_blocked(self, raw: str, real: str) -> bool:
+        """Whether the path is a blocked path or lies under one, judged by its real target (links followed)."""
+        return any(_inside(real, blocked) for blocked in self._resolved_blocked)
+
+    def is_outside(self, raw: str, real: str) -> bool:
+        """Whether the path's real target lies outside the working directory."""
+        return not _inside(real, self._resolved_work_dir)
+
+    def read(self, host_path: str, raw: str, at: str) -> tuple[bytes, int]:
+        """The content, capped, and the true size of a resolved path (:func:`read_capped`)."""
+        return read_capped(host_path, raw, at)
 
 
 def read_capped(host_path: str, raw: str, at: str, cap: int = MAX_FILE_BYTES) -> tuple[bytes, int]:
@@ -142,6 +153,6 @@ def load_files(policy: PathPolicy, paths: Sequence[str]) -> list[LoadedFile]:
     for index, raw in enumerate(paths):
         at = f"input.files[{index}]"
         host_path = policy.resolve(raw, at)
-        data, size = read_capped(host_path, raw, at)
+        data, size = policy.read(host_path, raw, at)
         files.append(LoadedFile(path=policy.display_path(raw), data=data, size=size))
     return files

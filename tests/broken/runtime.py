@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 
 from reference._budget import (
     DEFAULT_CHILD_MAX_USES,
@@ -16,19 +16,16 @@ from reference._budget import (
     UseGrant,
 )
 from reference._errors import AdvisorInputError, reject_unknown_keys
-from reference._files import MAX_FILE_BYTES, LoadedFile
+from reference._files import MAX_FILE_BYTES
 from reference._handler import (
     AdvisorCallFailed,
     AdvisorHandler,
     AdvisorRuntime,
     RuntimeConfig,
-    budget_spent_note,
-    make_note,
 )
-from reference._provider import ProviderError, ProviderRequest
 from reference._sessions import CACHE_KEY_SLOT, new_cache_key
 from reference._text import trim_space
-from reference._tool import ToolInput, decode_tool_input
+from reference._tool import decode_tool_input
 from reference._workspace import (
     FileRefused,
     PathPolicy,
@@ -92,103 +89,7 @@ class UseCountedBeforeFiles(AdvisorHandler):
 @breaks("handler.validation-no-use", "the use is counted before the files load, so a missing file costs a use")
 class UseOnMissingFile(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
-        def new_handler(self, agent_id=None):
-            handler = super().new_handler(agent_id)
-            return UseCountedBeforeFiles(**{k: getattr(handler, k) for k in
-                                            ("runtime", "counter", "cache_key", "transport_session", "parent_session")})
-
-
-# -- the reference handler with its steps as methods --------------------------------------------------------------
-
-
-class StepHandler(AdvisorHandler):
-    """The reference handler, step for step, with each step a method so a broken implementation replaces one.
-
-    ``handle`` does what :meth:`AdvisorHandler.handle` does: validate (decode, snapshot, file count, load), count
-    the use, shape the messages, build the request, ask the provider, make the note.
-    """
-
-    agent_id: str | None = None
-
-    def handle(self, raw_input, snapshot):
-        tool_input, files = self.validate(raw_input, snapshot)
-        grant = self.counter.take()
-        if not grant.granted:
-            return self.spent(grant)
-        answer = self.ask(self.request(self.runtime.builder.build(snapshot, tool_input.question, files)))
-        return self.note(answer)
-
-    def validate(self, raw_input, snapshot) -> tuple[ToolInput, list[LoadedFile]]:
-        tool_input = self.decode(raw_input)
-        if snapshot is None:
-            raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
-                                    code="missing_snapshot")
-        self.runtime.builder.check_file_count(len(tool_input.files), at="input.files")
-        return tool_input, self.load(tool_input.files) if tool_input.files else []
-
-    def decode(self, raw_input) -> ToolInput:
-        return decode_tool_input(raw_input)
-
-    def load(self, paths) -> list[LoadedFile]:
-        policy = self.runtime.policy
-        if policy is None:
-            raise FileRefused("file access is not configured for the advisor", at="input.files")
-        files = []
-        for index, raw in enumerate(paths):
-            at = f"input.files[{index}]"
-            host_path = policy.resolve(raw, at)
-            data, size = self.read(host_path, raw, at)
-            files.append(LoadedFile(path=self.display(raw), data=data, size=size))
-        return files
-
-    def read(self, host_path: str, raw: str, at: str) -> tuple[bytes, int]:
-        return read_capped(host_path, raw, at)
-
-    def display(self, raw: str) -> str:
-        return self.runtime.policy.display_path(raw)
-
-    def spent(self, grant: UseGrant) -> str:
-        return budget_spent_note(self.runtime.strings, grant.used, grant.limit)
-
-    def request(self, messages) -> ProviderRequest:
-        config = self.runtime.config
-        return ProviderRequest(
-            model=config.model,
-            messages=tuple(messages),
-            max_tokens=config.max_tokens,
-            reasoning=config.reasoning,
-            stream=config.reasoning is not None,
-            prompt_cache_key=self.cache_key,
-            transport_session=self.transport_session,
-            parent_session=self.parent_session,
-        )
-
-    def ask(self, request: ProviderRequest):
-        try:
-            return self.runtime.provider.complete(request)
-        except ProviderError as exc:
-            raise AdvisorCallFailed(f"the advisor call failed: {exc}", status=exc.status) from exc
-
-    def note(self, answer) -> str:
-        return make_note(self.runtime.strings, answer)
-
-
-class StepRuntime(AdvisorRuntime):
-    """The reference runtime building :attr:`handler_class` handlers, with its path policy from :attr:`policy_class`."""
-
-    handler_class = StepHandler
-    policy_class = PathPolicy
-
-    def __init__(self, config, provider, **kwargs):
-        super().__init__(config, provider, **kwargs)
-        if self.policy is not None:
-            self.policy = self.policy_class(config.work_dir, tuple(config.blocked_paths), config.confine_to_work_dir)
-
-    def new_handler(self, agent_id=None):
-        handler = super().new_handler(agent_id)
-        stepped = self.handler_class(**{f.name: getattr(handler, f.name) for f in fields(handler)})
-        stepped.agent_id = agent_id
-        return stepped
+        handler_class = UseCountedBeforeFiles
 
 
 def _with_runtime_defaults(params, **defaults):
@@ -214,8 +115,8 @@ class SchemaAllowsExtraProperties(ReferenceAdapter):
 
 @breaks("tool.unknown-keys-ignored", "the input is decoded strictly: an unknown key is an invalid_input error")
 class StrictToolInput(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def decode(self, raw_input):
                 if isinstance(raw_input, Mapping):
                     reject_unknown_keys(raw_input, frozenset({"question", "files"}), "input")
@@ -225,8 +126,8 @@ class StrictToolInput(ReferenceAdapter):
 @breaks("tool.wrong-type-error", "files items are coerced with str() instead of checked, so [7] or [null] becomes a "
                                  "path and fails later as a file_error, not invalid_input")
 class FileItemsCoerced(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def decode(self, raw_input):
                 if isinstance(raw_input, Mapping) and isinstance(raw_input.get("files"), list):
                     raw_input = {**raw_input, "files": [str(path) for path in raw_input["files"]]}
@@ -238,80 +139,55 @@ class FileItemsCoerced(ReferenceAdapter):
 
 class _SpeltBlockedPolicy(PathPolicy):
     """Blocked paths are matched against the path as the caller spelt it; only a path that is itself a link is
-    resolved first."""
+    judged by its target."""
 
-    def resolve(self, raw, at):
-        if not raw or "\x00" in raw:
-            raise FileRefused(f"{raw!r} is not a file path", at=at)
+    def is_blocked(self, raw, real):
         joined = os.path.join(self.work_dir, raw)
-        real = os.path.realpath(joined)
         judged = os.path.relpath(real, self._resolved_work_dir) if os.path.islink(joined) else raw
-        for blocked in self.blocked:
-            if judged == blocked or judged.startswith(blocked.rstrip("/") + "/"):
-                raise FileRefused(f"{raw}: blocked by the path policy", at=at)
-        if self.confine and not _inside(real, self._resolved_work_dir):
-            raise FileRefused(f"{raw}: outside the working directory", at=at)
-        return real
+        return any(judged == blocked or judged.startswith(blocked.rstrip("/") + "/") for blocked in self.blocked)
 
 
 @breaks("workspace.path-policy", "blocked paths are matched against the path as spelt, so ./secrets/token.txt "
                                  "slips past a block on secrets")
 class BlockedPathAsSpelt(ReferenceAdapter):
-    class runtime_class(StepRuntime):
+    class runtime_class(AdvisorRuntime):
         policy_class = _SpeltBlockedPolicy
 
 
 class _LexicalBlockedPolicy(PathPolicy):
     """The blocked-path check compares normalised paths lexically, without following links."""
 
-    def resolve(self, raw, at):
-        if not raw or "\x00" in raw:
-            raise FileRefused(f"{raw!r} is not a file path", at=at)
+    def is_blocked(self, raw, real):
         lexical = os.path.normpath(os.path.join(self.work_dir, raw))
-        for blocked in self.blocked:
-            if _inside(lexical, os.path.normpath(os.path.join(self.work_dir, blocked))):
-                raise FileRefused(f"{raw}: blocked by the path policy", at=at)
-        real = os.path.realpath(lexical)
-        if self.confine and not _inside(real, self._resolved_work_dir):
-            raise FileRefused(f"{raw}: outside the working directory", at=at)
-        return real
+        return any(_inside(lexical, os.path.normpath(os.path.join(self.work_dir, blocked))) for blocked in self.blocked)
 
 
 @breaks("workspace.symlinks", "the blocked-path check is lexical (normpath, no realpath), so a link into a blocked "
                               "directory is read")
 class BlockedCheckIgnoresLinks(ReferenceAdapter):
-    class runtime_class(StepRuntime):
+    class runtime_class(AdvisorRuntime):
         policy_class = _LexicalBlockedPolicy
 
 
 class _LexicalConfinementPolicy(PathPolicy):
     """Confinement compares the normalised path lexically, without following links."""
 
-    def resolve(self, raw, at):
-        if not raw or "\x00" in raw:
-            raise FileRefused(f"{raw!r} is not a file path", at=at)
-        real = os.path.realpath(os.path.join(self.work_dir, raw))
-        for blocked in self._resolved_blocked:
-            if _inside(real, blocked):
-                raise FileRefused(f"{raw}: blocked by the path policy", at=at)
-        lexical = os.path.normpath(os.path.join(self.work_dir, raw))
-        if self.confine and not _inside(lexical, os.path.normpath(self.work_dir)):
-            raise FileRefused(f"{raw}: outside the working directory", at=at)
-        return real
+    def is_outside(self, raw, real):
+        return not _inside(os.path.normpath(os.path.join(self.work_dir, raw)), os.path.normpath(self.work_dir))
 
 
 @breaks("workspace.confinement", "confinement checks the normalised path lexically, so a link that leads out of the "
                                  "working directory is read")
 class ConfinementIgnoresLinks(ReferenceAdapter):
-    class runtime_class(StepRuntime):
+    class runtime_class(AdvisorRuntime):
         policy_class = _LexicalConfinementPolicy
 
 
 @breaks("workspace.capped-reader", "the true size is taken from the bytes read, not from stat, so a file cut at the "
                                    "cap looks exactly 32768 bytes long and gets no marker")
 class SizeFromBytesRead(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class policy_class(PathPolicy):
             def read(self, host_path, raw, at):
                 data, _ = read_capped(host_path, raw, at)
                 return data, len(data)
@@ -320,17 +196,17 @@ class SizeFromBytesRead(ReferenceAdapter):
 @breaks("workspace.display-path", "the file is shown by the path as the caller gave it, unnormalised, and an "
                                   "absolute path as the host path")
 class DisplayPathAsGiven(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
-            def display(self, raw):
+    class runtime_class(AdvisorRuntime):
+        class policy_class(PathPolicy):
+            def display_path(self, raw):
                 return raw
 
 
 @breaks("workspace.special-files", "the file is opened non-blocking and read without a file-type check, so a FIFO "
                                    "reads as empty and /dev/zero as 32768 NUL bytes")
 class NoFileTypeCheck(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class policy_class(PathPolicy):
             def read(self, host_path, raw, at):
                 try:
                     fd = os.open(host_path, os.O_RDONLY | os.O_NONBLOCK)
@@ -358,10 +234,10 @@ class NoFileTypeCheck(ReferenceAdapter):
 @breaks("workspace.missing-file", "read errors name the file by its normalised display path, not as the caller gave "
                                   "it")
 class MissingFileNamedByDisplayPath(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class policy_class(PathPolicy):
             def read(self, host_path, raw, at):
-                return read_capped(host_path, self.display(raw), at)
+                return read_capped(host_path, self.display_path(raw), at)
 
 
 # -- handler --------------------------------------------------------------------------------------------------------
@@ -370,8 +246,8 @@ class MissingFileNamedByDisplayPath(ReferenceAdapter):
 @breaks("handler.one-request", "the handler keeps the snapshot of its first call, so a later call in the same turn "
                                "sends a stale conversation")
 class SnapshotTakenOncePerTurn(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             first_snapshot = None
 
             def handle(self, raw_input, snapshot):
@@ -383,8 +259,8 @@ class SnapshotTakenOncePerTurn(ReferenceAdapter):
 @breaks("handler.file-count-first", "the files are loaded first and the loaded ones counted, so a bad file among nine "
                                     "fails as a file_error")
 class FilesCountedAfterLoading(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def validate(self, raw_input, snapshot):
                 tool_input = self.decode(raw_input)
                 if snapshot is None:
@@ -398,8 +274,8 @@ class FilesCountedAfterLoading(ReferenceAdapter):
 @breaks("handler.step-order", "the file count is checked on the raw input before the types are decoded, so nine "
                               "files with a wrongly typed question give too_many_files")
 class FileCountBeforeTypes(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def validate(self, raw_input, snapshot):
                 if isinstance(raw_input, Mapping) and isinstance(raw_input.get("files"), list):
                     self.runtime.builder.check_file_count(len(raw_input["files"]), at="input.files")
@@ -409,16 +285,16 @@ class FileCountBeforeTypes(ReferenceAdapter):
 @breaks("handler.provider-request", "max_tokens is not passed on: the request carries the default 4096 whatever is "
                                     "configured")
 class DefaultMaxTokens(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def request(self, messages):
                 return replace(super().request(messages), max_tokens=RuntimeConfig().max_tokens)
 
 
 @breaks("handler.failure-consumes-use", "a 429 (rate limited) is taken as no call made and the use is given back")
 class RateLimitRefundsUse(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def ask(self, request):
                 try:
                     return super().ask(request)
@@ -432,8 +308,8 @@ class RateLimitRefundsUse(ReferenceAdapter):
 @breaks("handler.note-trimmed", "the answer is trimmed with Python's str.strip, which also strips U+001C..U+001F "
                                 "that Go's TrimSpace keeps")
 class NoteTrimmedByPythonStrip(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def note(self, answer):
                 note = answer.text.strip() or self.runtime.strings.no_content_note
                 if answer.finish_reason == "length":
@@ -444,8 +320,8 @@ class NoteTrimmedByPythonStrip(ReferenceAdapter):
 @breaks("handler.token-limit-note", "the token limit is recognised by Anthropic's stop reason max_tokens, not the "
                                     "neutral finish reason length, so the note is never added")
 class TokenLimitByStopReason(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def note(self, answer):
                 note = trim_space(answer.text) or self.runtime.strings.no_content_note
                 if answer.finish_reason == "max_tokens":
@@ -455,8 +331,8 @@ class TokenLimitByStopReason(ReferenceAdapter):
 
 @breaks("handler.empty-answer-note", "emptiness is checked before trimming, so a blank answer becomes an empty note")
 class EmptyCheckedBeforeTrim(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def note(self, answer):
                 note = trim_space(answer.text) if answer.text else self.runtime.strings.no_content_note
                 if answer.finish_reason == "length":
@@ -475,8 +351,8 @@ class DefaultCapIsChildCap(ReferenceAdapter):
 
 @breaks("budget.exhausted-result", "past the cap the call fails with an invalid_input error carrying the budget note")
 class ExhaustedIsAnError(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def spent(self, grant):
                 raise AdvisorInputError(super().spent(grant), at="input")
 
@@ -484,8 +360,8 @@ class ExhaustedIsAnError(ReferenceAdapter):
 @breaks("budget.no-provider-call", "the use is counted when the answer comes back, so calls past the cap still reach "
                                    "the provider (their answer is dropped for the budget note)")
 class CountedAfterTheCall(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def handle(self, raw_input, snapshot):
                 tool_input, files = self.validate(raw_input, snapshot)
                 request = self.request(self.runtime.builder.build(snapshot, tool_input.question, files))
@@ -608,7 +484,7 @@ class OneFallbackKeyPerRuntime(ReferenceAdapter):
 @breaks("transport.advisor-profile", "sub-agent advisor requests keep the delegation cache profile, not the advisor "
                                      "profile")
 class SubagentWithoutAdvisorProfile(ReferenceAdapter):
-    class runtime_class(StepRuntime):
-        class handler_class(StepHandler):
+    class runtime_class(AdvisorRuntime):
+        class handler_class(AdvisorHandler):
             def request(self, messages):
                 return replace(super().request(messages), advisor_cache_profile=self.agent_id is None)
