@@ -740,3 +740,9 @@ def test_build_request_defaults():
     strings = replace(REFERENCE_STRINGS, system_prompt="Be brief.")
     assert reference.build_request(SNAPSHOT, "q?", [], strings)[0].content == "Be brief."
     assert "q?" in reference.build_request(SNAPSHOT, "q?")[-1].content
+
+
+def test_handler_knows_whose_turn_it_serves():
+    """A handler carries the child agent's id it was built for, and none for the main agent."""
+    runtime, _ = _runtime()
+    assert (runtime.new_handler().agent_id, runtime.new_handler("child-7").agent_id) == (None, "child-7")

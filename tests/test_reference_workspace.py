@@ -466,3 +466,20 @@ def test_first_refusal_stops_and_names_its_index(work, paths, at, detail):
     assert (info.value.at, info.value.detail) == (at, detail)
     assert str(info.value) == f"{at}: {detail}"
     assert str(work) not in str(info.value)
+
+
+def test_policy_checks_see_the_path_as_given(work):
+    """A policy that extends the blocked and confinement checks receives the caller's path and its real target."""
+    seen = []
+
+    class Recording(PathPolicy):
+        def is_blocked(self, raw, real):
+            seen.append(("blocked", raw, real))
+            return super().is_blocked(raw, real)
+
+        def is_outside(self, raw, real):
+            seen.append(("outside", raw, real))
+            return super().is_outside(raw, real)
+
+    real = Recording(str(work), confine=True).resolve("./src/a.txt", "input.files[0]")
+    assert seen == [("blocked", "./src/a.txt", real), ("outside", "./src/a.txt", real)]
