@@ -2,42 +2,28 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any
 
+from ._bounded import abbreviate, cap_line, cap_lines, show
+
+__all__ = ["RuleViolation", "abbreviate", "answer_of", "check", "check_equal", "show", "violation"]
+
 _MISSING = object()
 _LONG = 160
+#: The most characters a failure message holds; each section is bounded well below it.
+MESSAGE_LIMIT = 16000
 
 
 class RuleViolation(AssertionError):
     """An implementation broke a rule of the catalogue."""
 
 
-def abbreviate(value: Any, limit: int = _LONG) -> Any:
-    """A copy of a JSON value with long strings cut to a head, a tail and their length."""
-    if isinstance(value, str):
-        if len(value) <= limit:
-            return value
-        head, tail = value[: limit // 2], value[-limit // 4 :]
-        return f"{head}<… {len(value.encode('utf-8', 'surrogatepass'))} bytes in all …>{tail}"
-    if isinstance(value, dict):
-        return {key: abbreviate(item, limit) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [abbreviate(item, limit) for item in value]
-    return value
-
-
-def show(value: Any, limit: int = _LONG) -> str:
-    """JSON text of a value for a failure message, long strings abbreviated."""
-    return json.dumps(abbreviate(value, limit), ensure_ascii=False, indent=1, default=repr)
-
-
 def violation(rules: str | Iterable[str], what: str, *, input: Any = _MISSING, expected: Any = _MISSING,
               actual: Any = _MISSING, answer: Any = _MISSING) -> RuleViolation:
     """Build the failure: ``[rule.id] what``, then the input, the answer, the expected and the actual value."""
     ids = [rules] if isinstance(rules, str) else list(rules)
-    lines = [f"[{', '.join(ids)}] {what}"]
+    lines = [cap_lines(f"[{', '.join(ids)}] {what}", lines=30)]
     if input is not _MISSING:
         lines.append("input: " + show(input).replace("\n", "\n  "))
     if answer is not _MISSING:
@@ -46,10 +32,17 @@ def violation(rules: str | Iterable[str], what: str, *, input: Any = _MISSING, e
         lines.extend(_string_difference(expected, actual))
     else:
         if expected is not _MISSING:
-            lines.append("expected: " + (repr(expected) if isinstance(expected, str) else show(expected)))
+            lines.append("expected: " + (_string(expected) if isinstance(expected, str) else show(expected)))
         if actual is not _MISSING:
-            lines.append("actual:   " + (repr(actual) if isinstance(actual, str) else show(actual)))
-    return RuleViolation("\n".join(lines))
+            lines.append("actual:   " + (_string(actual) if isinstance(actual, str) else show(actual)))
+    message = "\n".join(lines)
+    if len(message) > MESSAGE_LIMIT:
+        message = message[:MESSAGE_LIMIT] + f"\n… (the message is cut at {MESSAGE_LIMIT} of {len(message)} characters)"
+    return RuleViolation(message)
+
+
+def _string(text: str) -> str:
+    return cap_line(repr(text))
 
 
 def _string_difference(expected: str, actual: str) -> list[str]:
@@ -58,8 +51,8 @@ def _string_difference(expected: str, actual: str) -> list[str]:
     start = max(0, at - 60)
     return [
         f"expected ({len(expected)} characters) and actual ({len(actual)} characters) first differ at character {at}:",
-        f"expected: …{expected[start:at + 100]!r}…",
-        f"actual:   …{actual[start:at + 100]!r}…",
+        cap_line(f"expected: …{expected[start:at + 100]!r}…"),
+        cap_line(f"actual:   …{actual[start:at + 100]!r}…"),
     ]
 
 

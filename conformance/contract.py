@@ -35,6 +35,7 @@ from typing import Any, Protocol
 
 import jsonschema
 
+from ._bounded import cap_lines, excerpt, summarise_errors
 from ._paths import SCHEMA_DIR
 
 PROTOCOL_VERSION = 1
@@ -81,7 +82,7 @@ class InProcessTransport:
         try:
             answer = method(sent)
         except Exception as exc:  # the adapter crashed: report it, do not hide it
-            detail = "".join(traceback.format_exception(exc)).rstrip()
+            detail = cap_lines("".join(traceback.format_exception(exc)).rstrip(), lines=40)
             raise ContractError(f"{self.label}.{op} raised instead of answering:\n{detail}") from None
         if check_mutation and json.dumps(sent, allow_nan=False) != text:
             raise ContractError(f"{self.label}.{op} mutated its params")
@@ -100,13 +101,14 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def schema_errors(definition: str, value: Any) -> list[str]:
-    """Messages for every way ``value`` breaks the schema definition ``definition`` (empty when valid)."""
+    """How ``value`` breaks the schema definition ``definition``, the most relevant first (empty when valid).
+
+    Each line names the path and what the schema wanted there, bounded in size
+    whatever the value (:func:`describe_error`).
+    """
     validator = _validator()
     sub = validator.evolve(schema={"$ref": f"#/$defs/{definition}", "$defs": validator.schema["$defs"]})
-    return [
-        f"{'/'.join(str(part) for part in error.absolute_path) or '(top)'}: {error.message}"
-        for error in sorted(sub.iter_errors(value), key=lambda e: list(map(str, e.absolute_path)))
-    ]
+    return summarise_errors(sub.iter_errors(value))
 
 
 @dataclass
@@ -139,8 +141,8 @@ class Implementation:
         if problems:
             raise ContractError(
                 f"{self.name}.{op} answered outside the protocol schema:\n  "
-                + "\n  ".join(problems[:10])
-                + f"\n  answer: {_excerpt(answer)}"
+                + "\n  ".join(problems)
+                + f"\n  answer: {excerpt(answer)}"
             )
         return answer
 
@@ -150,11 +152,6 @@ class Implementation:
 
     def close(self) -> None:
         self.transport.close()
-
-
-def _excerpt(value: Any, limit: int = 600) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
 
 
 def load_target(target: str, *, harness_timeout: float = 60.0, cwd: str | None = None) -> Implementation:

@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import IO, Any
 
+from ._bounded import summarise_errors
 from ._paths import SCHEMA_DIR
 from .contract import OPERATIONS, PROTOCOL_VERSION, ContractError
 
@@ -61,7 +62,7 @@ def message_errors(definition: str, message: Any) -> list[str]:
     """How ``message`` breaks the harness schema's definition ``definition`` (request, answer, start_result)."""
     validator = _message_validator()
     sub = validator.evolve(schema={"$ref": f"{validator.schema['$id']}#/$defs/{definition}"})
-    return [f"{'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message[:200]}" for e in sub.iter_errors(message)]
+    return summarise_errors(sub.iter_errors(message), limit=5)
 
 
 class SubprocessTransport:

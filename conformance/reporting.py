@@ -26,7 +26,7 @@ def _rules_from(report: pytest.TestReport) -> list[str]:
     return []
 
 
-def _message(report: pytest.TestReport, limit: int = 6000) -> str:
+def _message(report: pytest.TestReport, limit: int = 20000) -> str:
     """The failure's own message (the rule violation), or a skip's reason."""
     if isinstance(report.longrepr, tuple):  # skips: (path, line, reason)
         return str(report.longrepr[2])
