@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conformance import strategies as s
@@ -38,6 +38,8 @@ def test_every_advisor_marker_lasts_an_hour(impl, messages):
 @pytest.mark.rule(id="breakpoints.system-marked")
 @given(messages=s.rendered_messages(max_size=20).filter(lambda ms: any(m["role"] == "system" and m["content"].strip()
                                                                         for m in ms)))
+@example(messages=[{"role": "system", "content": "first"}, {"role": "system", "content": "second"},
+                   {"role": "user", "content": "advise"}])
 def test_last_system_block_is_marked(impl, messages):
     """The last system block carries a marker, and no other system block does."""
     body, request = _body(impl, messages, "breakpoints.system-marked")
@@ -137,6 +139,7 @@ def test_no_request_the_api_would_refuse(impl, messages, advisor):
 
 @pytest.mark.rule(id="breakpoints.cache-reuse")
 @given(count=st.integers(1, 100), grown=st.integers(0, 60))
+@example(count=33, grown=29)  # the earlier marker at 3 needs a later one in [3, 22]
 def test_appending_keeps_earlier_breakpoints_within_reach(impl, count, grown):
     """After k blocks are appended, every earlier marker at distance 15*i with i + k // 15 <= 2 has a later marker
     at most 19 blocks after it, so the later request reads the cache the earlier one wrote."""

@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conformance import oracle
@@ -153,6 +153,7 @@ def test_origin_encoding_is_compact_sorted_and_escaped(impl, arguments):
 
 @pytest.mark.rule(id="flatten.tool-result")
 @given(name=s.tool_names().filter(lambda n: n != "advisor"), content=st.text(min_size=1, max_size=80))
+@example(name="bash", content="  padded output\n")
 def test_tool_result_becomes_user_message(impl, name, content):
     """A tool result is a user message `[tool_result: <name>]`, a newline, then the content."""
     transcript = [USER, {"role": "tool", "name": name, "tool_call_id": "call_1", "content": content}]
@@ -241,6 +242,7 @@ def test_metadata_never_reaches_the_request(impl):
 @pytest.mark.rule(id="flatten.plain-messages-kept")
 @given(plain=st.lists(st.one_of(s.system_messages(), s.user_messages(), s.assistant_messages(with_calls=False)),
                       max_size=6))
+@example(plain=[{"role": "assistant", "content": "ends with white space \n"}])
 def test_plain_messages_keep_role_and_content(impl, plain):
     """System, user and call-free assistant messages keep their role and content."""
     request = params(_closed(plain))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 import pytest
@@ -29,6 +29,7 @@ def _kept_roles(transcript):
 
 @pytest.mark.rule(id="request.message-sequence")
 @given(transcript=s.transcripts(), question=s.questions(), files=s.files(max_size=3))
+@example(transcript=[{"role": "user", "content": "a"}, {"role": "system", "content": "b"}], question="", files=[])
 def test_system_then_snapshot_then_one_user_message(impl, transcript, question, files):
     """The request is the system prompt, one message per kept snapshot message, and one trailing user message."""
     request = params(transcript, question=question, files=_files(files))

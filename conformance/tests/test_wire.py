@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from conformance import strategies as s
@@ -70,6 +70,8 @@ def test_anthropic_system_is_a_list_of_text_blocks(impl, messages):
 
 @pytest.mark.rule(id="wire.anthropic-messages")
 @given(messages=s.rendered_messages())
+@example(messages=[{"role": "user", "content": " padded "}, {"role": "assistant", "content": "\n"},
+                   {"role": "user", "content": "advise"}])
 def test_anthropic_one_text_block_per_message(impl, messages):
     """Every other message with text is one text block of its role, in order; empty ones are left out."""
     request = neutral_request(messages)
