@@ -1,17 +1,21 @@
-"""Run pytest in a subprocess and read the suite's JSON rule report."""
+"""Run pytest in a subprocess and read the suite's JSON rule report; show progress of long runs."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+_PERCENT = re.compile(r"\[\s*(\d+)%\]\s*$")
 
 
 @dataclass
@@ -28,16 +32,48 @@ class Run:
         return {test["nodeid"]: test["outcome"] for test in (self.report or {}).get("tests", [])}
 
 
-def run_pytest(*args: str, cwd: Path = ROOT, python: str = sys.executable, timeout: float = 900) -> Run:
-    """``python -m pytest ARGS --rule-report=<tmp>`` in ``cwd``; the report is None when none was written."""
+def clean_env() -> dict[str, str]:
+    """The environment of a nested pytest run: no options or xdist state inherited from this one."""
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    for name in ("PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_CURRENT_TEST"):
+        env.pop(name, None)
+    return env
+
+
+def run_pytest(*args: str, cwd: Path = ROOT, python: str = sys.executable, timeout: float = 900,
+               progress: Callable[[str], None] | None = None, label: str = "") -> Run:
+    """``python -m pytest ARGS --rule-report=<tmp>`` in ``cwd``; the report is None when none was written.
+
+    With ``progress``, the run's percentage lines are passed on as they come (``label: 40%``).
+    """
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-        env.pop("PYTEST_ADDOPTS", None)
-        env.pop("PYTEST_XDIST_WORKER", None)
-        result = subprocess.run(
-            [python, "-m", "pytest", "-p", "no:cacheprovider", f"--rule-report={report}", *args],
-            cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env,
-        )
+        command = [python, "-m", "pytest", "-p", "no:cacheprovider", f"--rule-report={report}", *args]
+        stdout, stderr, code = _run(command, cwd, timeout, progress, label or "pytest")
         data = json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
-    return Run(result.returncode, result.stdout, result.stderr, data)
+    return Run(code, stdout, stderr, data)
+
+
+def _run(command: list[str], cwd: Path, timeout: float, progress: Callable[[str], None] | None,
+         label: str) -> tuple[str, str, int]:
+    if progress is None:
+        result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=clean_env())
+        return result.stdout, result.stderr, result.returncode
+    deadline = time.monotonic() + timeout
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as errors:
+        lines, shown = [], -1
+        with subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=errors, text=True,
+                              env=clean_env()) as process:
+            assert process.stdout is not None
+            for line in process.stdout:
+                lines.append(line)
+                match = _PERCENT.search(line)
+                if match and int(match[1]) // 10 != shown:
+                    shown = int(match[1]) // 10
+                    progress(f"{label}: {match[1]}%")
+                if time.monotonic() > deadline:
+                    process.kill()
+                    break
+            code = process.wait(max(1.0, deadline - time.monotonic()))
+        errors.seek(0)
+        return "".join(lines), errors.read(), code

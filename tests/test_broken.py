@@ -1,17 +1,17 @@
 """Broken implementations make the tests of the rule they break fail, with messages that name it.
 
 Every rule of the catalogue has a broken implementation in ``tests/broken``
-(the reference with exactly that rule broken). Each runs, in a pytest process
-of its own, against the tests of its rule only (``-m 'rule(id=...)'``); the
-run must fail, and every failure must name the rule and show the input. The
-same tests pass against the reference in the main run of the suite, so the
-failures come from the breakage.
+(the reference with exactly that rule broken). All of them run in one pytest
+session (``tests/_matrix.py``), each against the tests of its own rule; the
+tests of every broken implementation must fail, and every failure must name
+the rule and show the input. The same tests pass against the reference in the
+main run of the suite, so the failures come from the breakage.
 """
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
+import json
+from collections import defaultdict
 
 import pytest
 
@@ -34,34 +34,42 @@ def test_every_rule_has_a_broken_implementation():
 
 
 @pytest.fixture(scope="module")
-def broken_runs():
-    """Each broken implementation run against its rule's tests, on every core (they are separate processes)."""
-
-    def one(entry):
-        # A broken implementation is the reference with one rule broken: its rendered requests are held to the
-        # reference's snapshots, so a snapshot test fails only where the breakage changes a request.
-        return entry.rule, run_pytest("conformance/tests", f"--impl={entry.target}", "-m", f'rule(id="{entry.rule}")',
-                                      "-q", "--hypothesis-profile=advisor-conformance-noshrink",
-                                      f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}")
-
-    with ThreadPoolExecutor(max_workers=max(2, os.cpu_count() or 2)) as pool:
-        return dict(pool.map(one, ENTRIES))
+def broken_runs(tmp_path_factory, progress):
+    """Every broken implementation run against its rule's tests: one pytest session over both cores."""
+    tmp = tmp_path_factory.mktemp("broken")
+    matrix = [{"id": entry.rule, "target": entry.target, "rules": [entry.rule]} for entry in ENTRIES]
+    (tmp / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
+    # A broken implementation is the reference with one rule broken: its rendered requests are held to the
+    # reference's snapshots, so a snapshot test fails only where the breakage changes a request.
+    run = run_pytest("conformance/tests", "--impl=reference", "-p", "tests._matrix", f"--matrix={tmp / 'matrix.json'}",
+                     f"--matrix-report={tmp / 'outcomes.jsonl'}", "-q", "-n", "2",
+                     "--hypothesis-profile=advisor-conformance-noshrink",
+                     f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+                     progress=progress, label="broken implementations")
+    outcomes = defaultdict(list)
+    path = tmp / "outcomes.jsonl"
+    for line in (path.read_text(encoding="utf-8").split("\n") if path.exists() else []):
+        if not line:
+            continue
+        record = json.loads(line)
+        outcomes[record["entry"]].append(record)
+    return run, outcomes
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry.rule for entry in ENTRIES])
 def test_broken_implementation_is_caught(broken_runs, entry):
     """Running a rule's tests against an implementation that breaks it fails them, naming the rule and the input."""
-    run = broken_runs[entry.rule]
-    assert run.report is not None, f"no report from the run against {entry.target}:\n{run.stdout}\n{run.stderr}"
-    failed = run.failed_tests()
-    assert run.returncode == 1 and failed, (
-        f"the tests of {entry.rule} passed against {entry.target} ({entry.how}):\n{run.stdout[-3000:]}"
-    )
-    for test in failed:
-        assert entry.rule in test["rules"], f"{test['nodeid']} does not carry {entry.rule}"
-        assert f"[{entry.rule}" in test["message"] or f", {entry.rule}" in test["message"], (
-            f"the failure of {test['nodeid']} does not name {entry.rule}:\n{test['message']}"
+    run, outcomes = broken_runs
+    records = outcomes.get(entry.rule, [])
+    assert records, f"no outcome for {entry.target}; the matrix run said:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
+    failed = [record for record in records if record["outcome"] == "failed"]
+    assert failed, f"the tests of {entry.rule} passed against {entry.target} ({entry.how}): " \
+                   f"{[record['nodeid'] for record in records]}"
+    for record in failed:
+        assert entry.rule in record["rules"], f"{record['nodeid']} does not carry {entry.rule}"
+        assert f"[{entry.rule}" in record["message"] or f", {entry.rule}" in record["message"], (
+            f"the failure of {record['nodeid']} does not name {entry.rule}:\n{record['message'][:3000]}"
         )
-        assert "input:" in test["message"] or "answer:" in test["message"], (
-            f"the failure of {test['nodeid']} shows neither the input nor the answer:\n{test['message']}"
+        assert "input:" in record["message"] or "answer:" in record["message"], (
+            f"the failure of {record['nodeid']} shows neither the input nor the answer:\n{record['message'][:3000]}"
         )

@@ -11,6 +11,7 @@ from ._runner import ROOT, run_pytest
 HARNESS = "node examples/advisor-js/harness.js"
 
 
+@pytest.mark.slow
 def test_advisor_js_passes_the_suite():
     """advisor-js, run through the harness protocol, passes every test of every rule it declares."""
     if shutil.which("node") is None:

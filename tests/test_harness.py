@@ -3,6 +3,7 @@ reported on the test they hit while the run goes on and nothing hangs past the t
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 
@@ -18,13 +19,25 @@ SELECTION = ["conformance/tests/test_elision.py", "-k", "strings_up_to or string
              "no:randomly"]
 
 
-def test_reference_through_the_harness_matches_in_process():
-    """Every rule has the same outcome and test count through `advisor-conformance harness` as in process."""
-    in_process = run_pytest("conformance/tests", "--impl=reference", "-q")
-    harness = run_pytest("conformance/tests", "--impl=cmd:advisor-conformance harness", "-q")
-    assert in_process.returncode == 0 and harness.returncode == 0, harness.stdout[-3000:]
-    assert in_process.report["rules"] == harness.report["rules"]
-    assert in_process.outcomes() == harness.outcomes()
+@pytest.mark.slow
+def test_reference_through_the_harness_matches_in_process(tmp_path, progress):
+    """Every test has the same outcome through `advisor-conformance harness` as in process (one session, both)."""
+    matrix = [{"id": "in-process", "target": "reference", "rules": None},
+              {"id": "harness", "target": "cmd:advisor-conformance harness", "rules": None}]
+    (tmp_path / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
+    run = run_pytest("conformance/tests", "--impl=reference", "-p", "tests._matrix", f"--matrix={tmp_path / 'matrix.json'}",
+                     f"--matrix-report={tmp_path / 'outcomes.jsonl'}", "-q", "-n", "2", progress=progress,
+                     label="the suite in process and through the harness")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    by_entry: dict[str, dict[str, str]] = {"in-process": {}, "harness": {}}
+    for line in (tmp_path / "outcomes.jsonl").read_text(encoding="utf-8").split("\n"):
+        if line:
+            record = json.loads(line)
+            test = record["nodeid"].replace(f"[{record['entry']}-", "[").replace(f"-{record['entry']}]", "]")
+            test = test.replace(f"[{record['entry']}]", "")
+            by_entry[record["entry"]][test] = record["outcome"]
+    assert len(by_entry["in-process"]) > 400
+    assert by_entry["in-process"] == by_entry["harness"]
 
 
 @pytest.mark.parametrize("fault, words", [

@@ -72,6 +72,7 @@ def test_collection_ids_are_unique_and_stable():
     assert first == second, "the collected test IDs changed between two collections"
 
 
+@pytest.mark.slow
 def test_same_outcomes_under_xdist():
     """The suite gives every test the same outcome whether it runs in one process or spread over two."""
     serial = run_pytest("conformance/tests", "-q")

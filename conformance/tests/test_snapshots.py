@@ -30,6 +30,12 @@ def request_snapshot(snapshot, snapshot_dir):
         def dirname(cls, *, test_location):
             return str(snapshot_dir)
 
+        @classmethod
+        def get_snapshot_name(cls, *, test_location, index=0):
+            # Named by the transcript alone: a session that parametrizes the test further (a run of several
+            # implementations at once) still finds each transcript's one snapshot.
+            return f"{test_location.methodname}[{index}]"
+
     return snapshot.use_extension(ImplementationSnapshots)
 
 
@@ -43,7 +49,7 @@ def test_rendered_request_matches_snapshot(impl, strings, request_snapshot, path
     if "error" in answer:
         raise violation("flatten.deterministic", f"shape answered an error for the transcript {path.name}",
                         input=params, actual=answer["error"])
-    assert answer == request_snapshot, (
+    assert answer == request_snapshot(name=path.stem), (
         f"[flatten.deterministic] the rendered request changed from its recorded snapshot\n"
         f"input: fixtures/transcripts/{path.name}"
     )

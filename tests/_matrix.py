@@ -1,0 +1,135 @@
+"""A pytest plugin of our own meta-tests: one session runs the conformance tests against many implementations.
+
+Loaded with ``-p tests._matrix --matrix=FILE --matrix-report=OUT`` next to an
+ordinary ``--impl=reference`` run of the suite. ``FILE`` is a JSON list of
+``{"id", "target", "rules"}``: each implementation (an ``--impl`` target)
+runs the conformance tests that carry one of its ``rules`` (every test when
+``rules`` is null). Instead of one pytest process per implementation (a
+second or two of start-up and collection each), the suite is collected once
+and each test function is parametrized over the implementations it applies
+to: the ``impl`` fixture of the conformance tests is overridden by direct
+parametrization at session scope, so the fixtures built on it (``strings``,
+``snapshot_dir``) follow.
+
+``OUT`` receives one JSON line per test outcome: ``{"entry", "nodeid",
+"rules", "outcome", "message"}``. Works under pytest-xdist (the controller
+writes the report).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.contract import Implementation, load_target
+
+_ENTRIES = pytest.StashKey[list[dict[str, Any]]]()
+_LOADED = pytest.StashKey[dict[str, Implementation]]()
+_OUT = pytest.StashKey[Any]()
+_MESSAGE_LIMIT = 20_000
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--matrix", metavar="FILE", help="JSON list of {id, target, rules} to run the suite against")
+    parser.addoption("--matrix-report", metavar="FILE", help="where to write the matrix outcomes (JSON lines)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    path = config.getoption("matrix")
+    if not path:
+        return
+    config.stash[_ENTRIES] = json.loads(Path(path).read_text(encoding="utf-8"))
+    config.stash[_LOADED] = {}
+    report = config.getoption("matrix_report")
+    if report and not hasattr(config, "workerinput"):
+        config.stash[_OUT] = open(report, "w", encoding="utf-8")  # noqa: SIM115 - closed at unconfigure
+        config.pluginmanager.register(_Writer(config.stash[_OUT]), "matrix-writer")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    out = config.stash.get(_OUT, None)
+    if out is not None:
+        out.close()
+    for implementation in config.stash.get(_LOADED, {}).values():
+        implementation.close()
+
+
+def _implementation(config: pytest.Config, entry: dict[str, Any]) -> Implementation:
+    loaded = config.stash[_LOADED]
+    if entry["id"] not in loaded:
+        loaded[entry["id"]] = load_target(entry["target"], cwd=str(config.invocation_params.dir))
+    return loaded[entry["id"]]
+
+
+def _rules(marks: Any) -> set[str]:
+    return {mark.kwargs.get("id", mark.args[0] if mark.args else "") for mark in marks if mark.name == "rule"}
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    entries = metafunc.config.stash.get(_ENTRIES, None)
+    if entries is None or "impl" not in metafunc.fixturenames:
+        return
+    rules = _rules(metafunc.definition.iter_markers("rule"))
+    for marks in _param_marks(metafunc):
+        rules |= _rules(marks)
+    wanted = [entry for entry in entries if entry["rules"] is None or rules & set(entry["rules"])]
+    if wanted:  # a test no implementation applies to keeps the plain fixture, and is deselected below
+        metafunc.parametrize("impl", [_implementation(metafunc.config, entry) for entry in wanted],
+                             ids=[entry["id"] for entry in wanted], scope="session")
+
+
+def _param_marks(metafunc: pytest.Metafunc) -> list[list[Any]]:
+    """The marks of the parametrize sets already declared on the function (golden vectors carry rules there)."""
+    out = []
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        for value in mark.args[1] if len(mark.args) > 1 else mark.kwargs.get("argvalues", []):
+            if hasattr(value, "marks"):
+                out.append(list(value.marks))
+    return out
+
+
+@pytest.hookimpl(trylast=True)  # after the suite's plugin has checked and marked the items
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    entries = config.stash.get(_ENTRIES, None)
+    if entries is None:
+        return
+    loaded = config.stash[_LOADED]
+    entry_of = {id(loaded[entry["id"]]): entry for entry in entries if entry["id"] in loaded}
+    keep, drop = [], []
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        entry = entry_of.get(id(callspec.params.get("impl"))) if callspec is not None else None
+        if entry is None or (entry["rules"] is not None
+                             and not _rules(item.iter_markers("rule")) & set(entry["rules"])):
+            drop.append(item)
+            continue
+        item.user_properties.append(("matrix_entry", entry["id"]))
+        keep.append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+class _Writer:
+    """Writes one JSON line per test outcome (on the xdist controller, from the workers' reports)."""
+
+    def __init__(self, out: Any) -> None:
+        self.out = out
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props = dict(report.user_properties)
+        entry = props.get("matrix_entry")
+        if entry is None or not (report.when == "call" or report.failed or report.skipped):
+            return
+        outcome = "xfailed" if hasattr(report, "wasxfail") else report.outcome
+        crash = getattr(report.longrepr, "reprcrash", None)
+        message = crash.message if crash is not None else (str(report.longrepr) if report.longrepr else "")
+        if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
+            message = str(report.longrepr[2])
+        record = {"entry": entry, "nodeid": report.nodeid, "rules": list(props.get("rules", [])),
+                  "outcome": outcome, "when": report.when, "message": message[:_MESSAGE_LIMIT]}
+        self.out.write(json.dumps(record) + "\n")  # ASCII: no character splits a line
+        self.out.flush()
