@@ -1,36 +1,33 @@
-"""The suite runs from an installed wheel, from any directory, with its fixtures and snapshots."""
+"""The suite runs from an installed wheel, from any directory, with its fixtures, snapshots and declared dependencies.
+
+The wheel is installed into a fresh virtual environment that holds only the
+wheel's declared dependencies (``tests/_wheelenv.py``), so an undeclared
+import fails here as it would on a user's machine.
+"""
 
 from __future__ import annotations
 
+import json
 import subprocess
-import sys
-import venv
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from ._runner import ROOT, run_pytest
+from ._runner import ROOT, clean_env, run_pytest
+from ._wheelenv import build_wheel, dependency_closure, make_env
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
-    """A virtual environment with the wheel built from this checkout (dependencies from the outer environment)."""
+    """A fresh virtual environment with the wheel built from this checkout and only its declared dependencies."""
     base = tmp_path_factory.mktemp("wheel")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(base / "dist"), str(ROOT)], check=True, capture_output=True)
-    (wheel,) = (base / "dist").glob("advisor_conformance-*.whl")
-    env_dir = base / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
-    python = env_dir / "bin" / "python"
-    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "-q", str(wheel)],
-                   check=True, capture_output=True)
-    return python, wheel
+    wheel = build_wheel(ROOT, base / "dist")
+    return make_env(wheel, base / "venv"), wheel
 
 
 def test_wheel_carries_fixtures_and_snapshots(installed):
     """The wheel holds the packages, the rule catalogue, the schema, the fixtures and the reference's snapshots."""
-    import zipfile
-
     _, wheel = installed
     names = set(zipfile.ZipFile(wheel).namelist())
     for expected in ("reference/adapter.py", "conformance/rules.toml", "conformance/schema/protocol-v1.json",
@@ -39,26 +36,46 @@ def test_wheel_carries_fixtures_and_snapshots(installed):
         assert expected in names, f"{expected} is missing from {wheel.name}"
 
 
-def test_suite_runs_from_the_wheel_in_another_directory(installed, tmp_path):
-    """`pytest --impl=reference` in an empty directory runs the installed suite, fixtures and snapshots included."""
+def test_environment_holds_only_declared_dependencies(installed):
+    """The test environment has the runtime dependencies and none of the dev extra (so it hides nothing)."""
+    python, _ = installed
+    runtime = set(dependency_closure())
+    dev_only = set(dependency_closure(extras=("dev",))) - runtime
+    assert {"pytest", "hypothesis", "jsonschema", "syrupy"} <= runtime
+    assert "respx" in dev_only
+    listing = subprocess.run([str(python), "-c", "import importlib.metadata as m, json; "
+                              "print(json.dumps(sorted(d.metadata['Name'].lower() for d in m.distributions())))"],
+                             capture_output=True, text=True, check=True, env=clean_env()).stdout
+    present = set(json.loads(listing))
+    assert "respx" not in present and "anthropic" not in present, present
+    assert "advisor-conformance" in present
+
+
+def test_suite_imports_from_the_wheel_in_another_directory(installed, tmp_path):
+    """In an empty directory the suite is imported from the installed wheel and collects every rule's tests."""
     python, _ = installed
     where = subprocess.run([str(python), "-c", "import conformance; print(conformance.__file__)"], cwd=tmp_path,
-                           capture_output=True, text=True, check=True).stdout
+                           capture_output=True, text=True, check=True, env=clean_env()).stdout
     assert Path(where).is_relative_to(python.parent.parent), f"conformance was imported from {where}"
-    run = run_pytest("--impl=reference", "-q", cwd=tmp_path, python=str(python))
+    run = run_pytest("--impl=reference", "--co", "-q", cwd=tmp_path, python=str(python))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
-    passed = [test for test in run.report["tests"] if test["outcome"] == "passed"]
+    assert len(run.report["collected"]) >= 100
+
+
+@pytest.mark.slow
+def test_run_command_from_the_wheel_passes_every_rule(installed, tmp_path, progress):
+    """`advisor-conformance run` from the wheel in another directory passes, with every rule and the per-rule table."""
+    python, _ = installed
+    report = tmp_path / "rules.json"
+    command = [str(python.parent / "advisor-conformance"), "run", "-q", f"--rule-report={report}"]
+    progress("advisor-conformance run from the wheel (about a minute)")
+    result = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=900, env=clean_env())
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "advisor-conformance: outcome per rule" in result.stdout
+    data = json.loads(report.read_text(encoding="utf-8"))
+    passed = [test for test in data["tests"] if test["outcome"] == "passed"]
     assert len(passed) > 200, f"only {len(passed)} tests passed"
     assert any("test_golden_vector" in test["nodeid"] for test in passed)
     assert any("test_rendered_request_matches_snapshot" in test["nodeid"] for test in passed)
+    assert {row["outcome"] for row in data["rules"]} == {"passed"}
     assert not (tmp_path / "snapshots").exists(), "the reference's snapshots were written where pytest ran"
-
-
-def test_run_command_from_the_wheel(installed, tmp_path):
-    """`advisor-conformance run` from the wheel ends with the per-rule summary and passes."""
-    python, _ = installed
-    result = subprocess.run([str(python.parent / "advisor-conformance"), "run", "-q"], cwd=tmp_path,
-                            capture_output=True, text=True, timeout=900)
-    assert result.returncode == 0, result.stdout[-3000:]
-    assert "advisor-conformance: outcome per rule" in result.stdout
-    assert "elision.marker-format" in result.stdout.split("outcome per rule")[1]
