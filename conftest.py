@@ -6,7 +6,8 @@
 
 from hypothesis import settings
 
-from conformance.plugin import CI_PROFILE, EXPLORE_PROFILE
+from advisor_conformance._plugin import CI_PROFILE, EXPLORE_PROFILE, register_profiles
 
+register_profiles()
 settings.register_profile("ci", parent=settings.get_profile(CI_PROFILE))
 settings.register_profile("explore", parent=settings.get_profile(EXPLORE_PROFILE))

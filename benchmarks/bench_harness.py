@@ -16,9 +16,9 @@ import shutil
 import sys
 import time
 
-from conformance.contract import InProcessTransport
-from conformance.harness import SubprocessTransport
-from reference.adapter import ReferenceAdapter
+from advisor_conformance._transport import InProcessTransport
+from advisor_conformance._transport import SubprocessTransport
+from advisor_reference.adapter import ReferenceAdapter
 
 CALLS = 5000
 PARAMS = {

@@ -26,9 +26,9 @@ import time
 import tracemalloc
 from collections.abc import Callable
 
-from reference import parse_transcript
-from reference._handler import AdvisorRuntime, RuntimeConfig
-from reference._provider import ScriptedProvider, ScriptedReply
+from advisor_reference import parse_transcript
+from advisor_reference._handler import AdvisorRuntime, RuntimeConfig
+from advisor_reference._provider import ScriptedProvider, ScriptedReply
 
 SNAPSHOT = parse_transcript([{"role": "user", "content": "Review the file; the parser fails."}])
 QUESTION = "Is the parser\u2019s error path right?"

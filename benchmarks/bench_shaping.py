@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from reference.adapter import adapter
+from advisor_reference.adapter import adapter
 
 KB = 1024
 

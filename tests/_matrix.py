@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from conformance.contract import Implementation, load_target
+from advisor_conformance._implementation import Implementation, load_target
 
 _ENTRIES = pytest.StashKey[list[dict[str, Any]]]()
 _LOADED = pytest.StashKey[dict[str, Implementation]]()

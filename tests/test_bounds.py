@@ -91,6 +91,9 @@ def test_installed_judging_libraries_lie_within_their_bounds(name):
 def test_constraints_file_pins_every_installed_dependency():
     """constraints.txt pins the whole dependency closure of the dev install, so CI resolves nothing itself."""
     pins = _pins(ROOT / "constraints.txt")
+    installed = {name: Version(importlib.metadata.version(name)) for name in JUDGING}
+    if any(installed[name] != pins[canonicalize_name(name)] for name in JUDGING):
+        pytest.skip("this environment was not installed with constraints.txt (the lowest pins, say)")
     from ._wheelenv import dependency_closure
 
     unpinned = sorted(set(dependency_closure(extras=("dev",))) - set(pins))

@@ -15,9 +15,9 @@ from collections import defaultdict
 
 import pytest
 
-from conformance.catalogue import load_catalogue
+from advisor_conformance.catalogue import load_catalogue
 
-from ._runner import ROOT, run_pytest
+from ._runner import ROOT, SUITE, run_pytest
 from .broken import load_registry
 
 REGISTRY = load_registry()
@@ -41,7 +41,7 @@ def broken_runs(tmp_path_factory, progress):
     (tmp / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
     # A broken implementation is the reference with one rule broken: its rendered requests are held to the
     # reference's snapshots, so a snapshot test fails only where the breakage changes a request.
-    run = run_pytest("conformance/tests", "--impl=reference", "-p", "tests._matrix", f"--matrix={tmp / 'matrix.json'}",
+    run = run_pytest(SUITE, "--impl=reference", "-p", "tests._matrix", f"--matrix={tmp / 'matrix.json'}",
                      f"--matrix-report={tmp / 'outcomes.jsonl'}", "-q", "-n", "2",
                      "--hypothesis-profile=advisor-conformance-noshrink",
                      f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",

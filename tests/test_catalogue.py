@@ -8,10 +8,10 @@ import sys
 
 import pytest
 
-from conformance.catalogue import CatalogueError, load_catalogue, parse_catalogue
-from conformance.cli import collect_rule_tests
-from conformance.contract import schema_errors
-from conformance.vectors import load_all
+from advisor_conformance.catalogue import CatalogueError, load_catalogue, parse_catalogue
+from advisor_conformance._trace import collect_rule_tests
+from advisor_conformance._protocol import schema_errors
+from advisor_conformance.vectors import load_all
 
 SPEC_AREAS = {"request", "flatten", "elision", "files", "question", "dedupe", "inflight", "budget", "transport",
               "streaming", "breakpoints"}
@@ -66,7 +66,7 @@ def test_malformed_catalogues_are_rejected(text, problem):
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "conformance.cli", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "advisor_conformance", *args], capture_output=True, text=True,
                           check=True).stdout
 
 

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from ._runner import ROOT, run_pytest
+from ._runner import ROOT, SUITE, run_pytest
 
 HARNESS = "node examples/advisor-js/harness.js"
 
@@ -16,7 +16,7 @@ def test_advisor_js_passes_the_suite():
     """advisor-js, run through the harness protocol, passes every test of every rule it declares."""
     if shutil.which("node") is None:
         pytest.skip("Node.js is not installed")
-    args = ["conformance/tests", f"--impl=cmd:{HARNESS}", "-q"]
+    args = [SUITE, f"--impl=cmd:{HARNESS}", "-q"]
     xfails = ROOT / "examples" / "advisor-js" / "xfails.txt"
     if xfails.exists():
         args.append(f"--xfails-file={xfails}")

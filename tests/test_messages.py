@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from conformance._bounded import LINE_LIMIT
-from conformance.checks import MESSAGE_LIMIT, violation
-from conformance.contract import ContractError, Implementation, InProcessTransport
+from advisor_conformance._bounded import LINE_LIMIT
+from advisor_conformance.checks import MESSAGE_LIMIT, violation
+from advisor_conformance._implementation import Implementation
+from advisor_conformance._protocol import ContractError
+from advisor_conformance._transport import InProcessTransport
 
 BIG = 5 * 1024 * 1024
 

@@ -30,10 +30,14 @@ def test_wheel_carries_fixtures_and_snapshots(installed):
     """The wheel holds the packages, the rule catalogue, the schema, the fixtures and the reference's snapshots."""
     _, wheel = installed
     names = set(zipfile.ZipFile(wheel).namelist())
-    for expected in ("reference/adapter.py", "conformance/rules.toml", "conformance/schema/protocol-v1.json",
-                     "conformance/tests/test_elision.py", "conformance/_data/fixtures/vectors/elision.json",
-                     "conformance/_data/snapshots/reference/test_snapshots.ambr"):
+    for expected in ("advisor_reference/adapter.py", "advisor_conformance/rules.toml",
+                     "advisor_conformance/schema/protocol-v1.json", "advisor_conformance/tests/test_elision.py",
+                     "advisor_conformance/_data/fixtures/vectors/elision.json",
+                     "advisor_conformance/_data/snapshots/reference/test_snapshots.ambr",
+                     "_advisor_conformance_pytestplugin.py"):
         assert expected in names, f"{expected} is missing from {wheel.name}"
+    top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert top_level == {"advisor_conformance", "advisor_reference", "_advisor_conformance_pytestplugin.py"}
 
 
 def test_environment_holds_only_declared_dependencies(installed):
@@ -54,12 +58,33 @@ def test_environment_holds_only_declared_dependencies(installed):
 def test_suite_imports_from_the_wheel_in_another_directory(installed, tmp_path):
     """In an empty directory the suite is imported from the installed wheel and collects every rule's tests."""
     python, _ = installed
-    where = subprocess.run([str(python), "-c", "import conformance; print(conformance.__file__)"], cwd=tmp_path,
+    where = subprocess.run([str(python), "-c", "import advisor_conformance; print(advisor_conformance.__file__)"], cwd=tmp_path,
                            capture_output=True, text=True, check=True, env=clean_env()).stdout
-    assert Path(where).is_relative_to(python.parent.parent), f"conformance was imported from {where}"
+    assert Path(where).is_relative_to(python.parent.parent), f"advisor_conformance was imported from {where}"
     run = run_pytest("--impl=reference", "--co", "-q", cwd=tmp_path, python=str(python))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert len(run.report["collected"]) >= 100
+
+
+def test_a_user_project_with_conformance_and_reference_packages_runs_its_own_tests(installed, tmp_path):
+    """A project whose own packages are named `conformance` and `reference` runs its tests with the suite installed,
+    and those names are its own, whether or not the run asks for the suite."""
+    python, _ = installed
+    for name in ("conformance", "reference"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(f"OWNER = 'the user project: {name}'\n")
+        (tmp_path / name / "plugin.py").write_text("MINE = True\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_own.py").write_text(
+        "import conformance, conformance.plugin, reference\n\n"
+        "def test_own_packages():\n"
+        "    assert conformance.OWNER.endswith('conformance') and conformance.plugin.MINE\n"
+        "    assert reference.OWNER.endswith('reference')\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
+    plain = run_pytest("tests/test_own.py", "-q", cwd=tmp_path, python=str(python))
+    assert plain.returncode == 0, plain.stdout[-2000:] + plain.stderr[-2000:]
+    with_suite = run_pytest("tests/test_own.py", "--impl=reference", "-q", cwd=tmp_path, python=str(python))
+    assert with_suite.returncode == 0, with_suite.stdout[-2000:] + with_suite.stderr[-2000:]
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ._runner import ROOT, run_pytest
+from ._runner import ROOT, SUITE, run_pytest
 
 
 @pytest.fixture
@@ -75,8 +75,8 @@ def test_collection_ids_are_unique_and_stable():
 @pytest.mark.slow
 def test_same_outcomes_under_xdist():
     """The suite gives every test the same outcome whether it runs in one process or spread over two."""
-    serial = run_pytest("conformance/tests", "-q")
-    spread = run_pytest("conformance/tests", "-q", "-n", "2")
+    serial = run_pytest(SUITE, "-q")
+    spread = run_pytest(SUITE, "-q", "-n", "2")
     assert serial.report and spread.report, serial.stdout + spread.stdout
     assert serial.outcomes() == spread.outcomes()
     assert serial.report["rules"] == spread.report["rules"]

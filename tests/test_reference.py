@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import reference
-from conformance import oracle
-from conformance import strategies as s
-from reference import AdvisorInputError, LoadedFile, build_request, go_json, parse_transcript
+import advisor_reference
+from advisor_conformance import oracle
+from advisor_conformance import strategies as s
+from advisor_reference import AdvisorInputError, LoadedFile, build_request, go_json, parse_transcript
 
 
 @pytest.mark.parametrize(
@@ -58,13 +58,13 @@ def test_loaded_file_rejects_a_size_below_its_content():
 @given(data=st.binary(max_size=64))
 def test_decoding_matches_the_suites_oracle(data):
     """The reference's per-byte U+FFFD decoding agrees with the oracle's table-driven decoder."""
-    assert reference.decode_utf8(data) == oracle.go_decode(data)
+    assert advisor_reference.decode_utf8(data) == oracle.go_decode(data)
 
 
 @given(text=st.text(alphabet=st.sampled_from([*s.GO_SPACES, *s.NOT_GO_SPACES, "a", "é", " "]), max_size=12))
 def test_trim_matches_the_suites_oracle(text):
     """The reference trims exactly Go's white space, like the oracle."""
-    assert reference.trim_space(text) == oracle.trim(text)
+    assert advisor_reference.trim_space(text) == oracle.trim(text)
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from reference import ProviderError, ProviderRequest, RenderedMessage
-from reference._anthropic import (
+from advisor_reference import ProviderError, ProviderRequest, RenderedMessage
+from advisor_reference._anthropic import (
     assign_advisor_breakpoints,
     decode,
     encode,
@@ -15,7 +15,7 @@ from reference._anthropic import (
     stream_event,
     thinking,
 )
-from reference._wire import StreamState, event_json, integer
+from advisor_reference._wire import StreamState, integer, stream_payload
 
 ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
 NO_USAGE = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_creation_tokens": 0}
@@ -213,19 +213,17 @@ def test_error_event_without_a_message_reports_an_excerpt_of_its_data(error):
 # The shared JSON reading of event data.
 
 @pytest.mark.parametrize("data, value", [
-    ('{"type":"ping"}', {"type": "ping"}), ("12", 12), ("[1, 2]", [1, 2]), ('"text"', "text"),
-    (' {"a": 1}', {"a": 1}), ('{"a": 1}\n', {"a": 1}), ('{"a": 1}  ', {"a": 1}),
+    ('{"type":"ping"}', {"type": "ping"}), (' {"a": 1}', {"a": 1}), ('{"a": 1}\n', {"a": 1}), ('{"a": 1}  ', {"a": 1}),
+    ("12", None), ("[1, 2]", None), ('"text"', None), ("", None),
 ])
-def test_event_json_reads_one_json_value(data, value):
-    """Event data is one JSON value, white space around it allowed."""
-    assert event_json(data) == value
+def test_stream_payload_is_the_event_object_or_none(data, value):
+    """Event data is one JSON object (white space around it allowed); another JSON value or no data is None."""
+    assert stream_payload(data, "what") == value
 
 
-@pytest.mark.parametrize("data, error", [
-    ("nope", "Expecting value"), ("", "Expecting value"), ('x{"a": 1}', "Expecting value"),
-    ('{"a": 1} x', "Extra data"), ('{"a": 1}{"b": 2}', "Extra data"), ("12 13", "Extra data"),
-])
-def test_event_json_rejects_what_is_not_one_json_value(data, error):
-    """Data that is not JSON, or has more after its value, raises a ValueError saying which."""
-    with pytest.raises(ValueError, match=error):
-        event_json(data)
+@pytest.mark.parametrize("data", ["nope", 'x{"a": 1}', '{"a": 1} x', '{"a": 1}{"b": 2}', "12 13"])
+def test_stream_payload_that_is_not_json_is_a_provider_error_showing_it(data):
+    """Data that is not one JSON value is a ProviderError that says which stream and shows the data's start."""
+    with pytest.raises(ProviderError) as info:
+        stream_payload(data, "the test stream")
+    assert str(info.value).startswith("the test stream") and repr(data[:200]) in str(info.value)

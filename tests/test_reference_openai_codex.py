@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from reference import ProviderAnswer, ProviderError, _codex, _openai
-from reference._wire import StreamState
+from advisor_reference import ProviderAnswer, ProviderError, _codex, _openai
+from advisor_reference._wire import StreamState
 
 ZERO_USAGE = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_creation_tokens": 0}
 

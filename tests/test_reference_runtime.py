@@ -13,19 +13,19 @@ from pathlib import Path
 
 import pytest
 
-import reference
-from reference import (
+import advisor_reference
+from advisor_reference import (
     REFERENCE_STRINGS, TOOL_DEFINITION, AdvisorCallFailed, AdvisorInputError, AdvisorRuntime, BudgetStore,
     CacheKeyStore, FileRefused, PathPolicy, ProviderAnswer, ProviderError, ProviderRequest, RenderedMessage,
     RequestBuilder, RuntimeConfig, ScriptedProvider, ScriptedReply, ToolInput, UseCounter, decode_tool_input,
     load_files, new_cache_key, parse_transcript, transport_sessions,
 )
-from reference._budget import UseGrant
-from reference._handler import budget_spent_note, make_note
-from reference._http import encode
-from reference._provider import provider_request_from_json
-from reference._sessions import CACHE_KEY_SLOT, cache_key_for_handler
-from reference.adapter import AREAS, PROTOCOL_VERSION, ReferenceAdapter
+from advisor_reference._budget import UseGrant
+from advisor_reference._handler import budget_spent_note, make_note
+from advisor_reference._http import encode
+from advisor_reference._provider import provider_request_from_json
+from advisor_reference._sessions import CACHE_KEY_SLOT, cache_key_for_handler
+from advisor_reference.adapter import AREAS, PROTOCOL_VERSION, ReferenceAdapter
 
 
 def test_bare_and_missing_inputs_decode_to_an_empty_call():
@@ -591,7 +591,7 @@ def test_describe():
         "name": "reference", "version": version, "language": "python", "protocol": 1, "areas": list(AREAS),
         "strings": REFERENCE_STRINGS.to_json(), "options": {"args_json": "origin", "confinement": True},
     }
-    assert reference.__version__ == version and PROTOCOL_VERSION == 1 and "workspace" in AREAS
+    assert advisor_reference.__version__ == version and PROTOCOL_VERSION == 1 and "workspace" in AREAS
 
 
 def test_adapter_uses_the_given_builder():
@@ -729,17 +729,17 @@ def test_scenario_errors_are_answers():
 
 def test_public_names_exist():
     """Every name the package exports is defined."""
-    assert all(hasattr(reference, name) for name in reference.__all__)
+    assert all(hasattr(advisor_reference, name) for name in advisor_reference.__all__)
 
 
 def test_build_request_defaults():
     """build_request with only a snapshot builds the reference's request with no question or files."""
-    messages = reference.build_request(SNAPSHOT)
+    messages = advisor_reference.build_request(SNAPSHOT)
     assert messages == RequestBuilder(REFERENCE_STRINGS).build(SNAPSHOT, "", [])
     assert messages[0].content == REFERENCE_STRINGS.system_prompt
     strings = replace(REFERENCE_STRINGS, system_prompt="Be brief.")
-    assert reference.build_request(SNAPSHOT, "q?", [], strings)[0].content == "Be brief."
-    assert "q?" in reference.build_request(SNAPSHOT, "q?")[-1].content
+    assert advisor_reference.build_request(SNAPSHOT, "q?", [], strings)[0].content == "Be brief."
+    assert "q?" in advisor_reference.build_request(SNAPSHOT, "q?")[-1].content
 
 
 def test_handler_knows_whose_turn_it_serves():

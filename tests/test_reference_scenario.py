@@ -10,11 +10,11 @@ import time
 
 import pytest
 
-from reference import AdvisorRuntime, ProviderError, RequestBuilder
-from reference._provider import ScriptedReply
-from reference._scenario import _reply, run_scenario
-from reference._strings import REFERENCE_STRINGS
-from reference.adapter import ReferenceAdapter
+from advisor_reference import AdvisorRuntime, ProviderError, RequestBuilder
+from advisor_reference._provider import ScriptedReply
+from advisor_reference._scenario import _reply, run_scenario
+from advisor_reference._strings import REFERENCE_STRINGS
+from advisor_reference.adapter import ReferenceAdapter
 
 SNAPSHOT = [{"role": "user", "content": "Fix the bug."}]
 HEX32 = re.compile(r"[0-9a-f]{32}")
@@ -213,7 +213,7 @@ def test_request_carries_every_field_of_the_runtime():
         "advisor_cache_profile": True,
     }
     assert messages == [m.to_json() for m in RequestBuilder(REFERENCE_STRINGS).build(
-        __import__("reference").parse_transcript(SNAPSHOT), "why?", [])]
+        __import__("advisor_reference").parse_transcript(SNAPSHOT), "why?", [])]
     assert out["calls"] == [{"result": "ok"}]
 
 
@@ -557,7 +557,7 @@ class _FakeHttp:
         _FakeHttp.made.append(self)
 
     def complete(self, request):
-        from reference import ProviderAnswer
+        from advisor_reference import ProviderAnswer
         self.requests.append(request)
         return ProviderAnswer(f"over {self.kind}")
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from reference import (
+from advisor_reference import (
     REFERENCE_STRINGS,
     LoadedFile,
     ProviderAnswer,
@@ -19,8 +19,8 @@ from reference import (
     go_json,
     parse_transcript,
 )
-from reference._files import CappedContent
-from reference.adapter import ReferenceAdapter
+from advisor_reference._files import CappedContent
+from advisor_reference.adapter import ReferenceAdapter
 
 ELLIPSIS = "\u2026".encode()  # U+2026 is the three bytes E2 80 A6
 SNAPSHOT = [{"role": "user", "content": "Fix the bug."}]

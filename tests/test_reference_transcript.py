@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reference import AdvisorInputError, Message, ToolCall, parse_transcript, transcript_to_json
+from advisor_reference import AdvisorInputError, Message, ToolCall, parse_transcript, transcript_to_json
 
 READ_CALL = {"id": "c1", "name": "read", "arguments": {"path": "a.go"}}
 

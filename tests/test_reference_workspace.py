@@ -12,9 +12,9 @@ import threading
 
 import pytest
 
-import reference
-from reference import MAX_FILE_BYTES, FileRefused, LoadedFile, PathPolicy, load_files
-from reference._workspace import read_capped
+import advisor_reference
+from advisor_reference import MAX_FILE_BYTES, FileRefused, LoadedFile, PathPolicy, load_files
+from advisor_reference._workspace import read_capped
 
 
 @pytest.fixture
@@ -388,8 +388,8 @@ def test_file_of_an_unknown_kind_is_a_special_file(tmp_path, monkeypatch):
 
 _SWAP_IN_A_TERMINAL = textwrap.dedent("""
     import os, stat
-    from reference import FileRefused
-    from reference._workspace import read_capped
+    from advisor_reference import FileRefused
+    from advisor_reference._workspace import read_capped
     master, slave = os.openpty()
     name = os.ttyname(slave)
     os.close(slave)
@@ -420,7 +420,7 @@ def test_terminal_swapped_in_never_becomes_the_controlling_terminal():
     finally:
         os.close(master)
         os.close(slave)
-    root = os.path.dirname(os.path.dirname(os.path.abspath(reference.__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(advisor_reference.__file__)))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
     done = subprocess.run([sys.executable, "-c", _SWAP_IN_A_TERMINAL], capture_output=True, text=True, timeout=30,
                           start_new_session=True, env=env, check=True)

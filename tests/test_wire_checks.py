@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.wire import anthropic_400_problems, expected_advisor_positions, sdk_problems
+from advisor_conformance.wire import anthropic_400_problems, expected_advisor_positions, sdk_problems
 
 ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
 FIVE_MIN = {"type": "ephemeral"}

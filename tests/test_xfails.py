@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ._runner import run_pytest
+from ._runner import SUITE, run_pytest
 
 BROKEN = "--impl=tests.broken.shaping:MarkerOffByOne"  # breaks elision.marker-format only
-SELECT = ["conformance/tests/test_elision.py", "-q"]
+SELECT = [f"{SUITE}/test_elision.py", "-q"]
 
 
 def test_listed_rule_is_expected_to_fail(tmp_path):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from reference import REFERENCE_STRINGS, RequestBuilder
-from reference.adapter import ReferenceAdapter
+from advisor_reference import REFERENCE_STRINGS, RequestBuilder
+from advisor_reference.adapter import ReferenceAdapter
 
 
 class Renamed(ReferenceAdapter):

@@ -8,32 +8,32 @@ import threading
 from collections.abc import Mapping
 from dataclasses import replace
 
-from reference._budget import (
+from advisor_reference._budget import (
     DEFAULT_CHILD_MAX_USES,
     DEFAULT_MAX_USES,
     BudgetStore,
     UseCounter,
     UseGrant,
 )
-from reference._errors import AdvisorInputError, reject_unknown_keys
-from reference._files import MAX_FILE_BYTES
-from reference._handler import (
+from advisor_reference._errors import AdvisorInputError, reject_unknown_keys
+from advisor_reference._files import MAX_FILE_BYTES
+from advisor_reference._handler import (
     AdvisorCallFailed,
     AdvisorHandler,
     AdvisorRuntime,
     RuntimeConfig,
 )
-from reference._sessions import CACHE_KEY_SLOT, new_cache_key
-from reference._text import trim_space
-from reference._tool import decode_tool_input
-from reference._workspace import (
+from advisor_reference._sessions import CACHE_KEY_SLOT, new_cache_key
+from advisor_reference._text import trim_space
+from advisor_reference._tool import decode_tool_input
+from advisor_reference._workspace import (
     FileRefused,
     PathPolicy,
     _inside,
     load_files,
     read_capped,
 )
-from reference.adapter import ReferenceAdapter
+from advisor_reference.adapter import ReferenceAdapter
 
 from . import breaks
 

@@ -9,14 +9,14 @@ import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from reference import RequestBuilder, decode_utf8, elide_text, file_hash
-from reference._dedupe import full_read, latest_full_read_hashes
-from reference._elision import elision_marker
-from reference._files import MAX_FILE_BYTES, MAX_FILES_TOTAL_BYTES, CappedContent, cap_file, file_block_parts
-from reference._flatten import render_assistant
-from reference._text import trim_space
-from reference._transcript import ROLES, RenderedMessage
-from reference.adapter import ReferenceAdapter
+from advisor_reference import RequestBuilder, decode_utf8, elide_text, file_hash
+from advisor_reference._dedupe import full_read, latest_full_read_hashes
+from advisor_reference._elision import elision_marker
+from advisor_reference._files import MAX_FILE_BYTES, MAX_FILES_TOTAL_BYTES, CappedContent, cap_file, file_block_parts
+from advisor_reference._flatten import render_assistant
+from advisor_reference._text import trim_space
+from advisor_reference._transcript import ROLES, RenderedMessage
+from advisor_reference.adapter import ReferenceAdapter
 
 from . import breaks
 

@@ -7,13 +7,13 @@ import copy
 import dataclasses
 import json
 
-from reference import _anthropic, _codex, _openai
-from reference._http import HttpProvider, StreamRequired
-from reference._provider import ProviderError
-from reference._text import trim_space
-from reference._transcript import RenderedMessage
-from reference._wire import HttpRequest, WireFormat
-from reference.adapter import ReferenceAdapter
+from advisor_reference import _anthropic, _codex, _openai
+from advisor_reference._http import HttpProvider, StreamRequired
+from advisor_reference._provider import ProviderError
+from advisor_reference._text import trim_space
+from advisor_reference._transcript import RenderedMessage
+from advisor_reference._wire import HttpRequest, WireFormat
+from advisor_reference.adapter import ReferenceAdapter
 
 from . import breaks
 

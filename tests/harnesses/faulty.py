@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from reference.adapter import ReferenceAdapter
+from advisor_reference.adapter import ReferenceAdapter
 
 
 def main() -> int:

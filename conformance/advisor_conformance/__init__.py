@@ -1,0 +1,56 @@
+"""advisor-conformance: the executable specification of the advisor sub-agent.
+
+The public surface, what the conformance tests and your own tests import
+(everything whose name starts with ``_`` is private and may change):
+
+* :mod:`~advisor_conformance.checks`: assertions that name the rule they check and show the input
+  (:func:`check`, :func:`check_equal`, :func:`violation`, :func:`answer_of`, :class:`RuleViolation`);
+* :mod:`~advisor_conformance.oracle`: the suite's own statement of the shaping rules (expected values);
+* :mod:`~advisor_conformance.strategies`: hypothesis strategies for transcripts, arguments, files, questions;
+* :mod:`~advisor_conformance.vectors`: golden vectors (loading, placeholders, comparison);
+* :mod:`~advisor_conformance.catalogue`: the rule catalogue (``rules.toml``);
+* the operation helpers: :mod:`~advisor_conformance.shaping` (``shape``),
+  :mod:`~advisor_conformance.scenarios` (``scenario``, and the scripted answers of black-box runs),
+  :mod:`~advisor_conformance.wire` (``encode``, and the providers' wire rules),
+  :mod:`~advisor_conformance.workspace` (the working directories of scenarios);
+* an implementation under test: :class:`Implementation`, :func:`load_target`, :class:`ContractError`,
+  :class:`TargetError`.
+
+The machinery behind it: ``_protocol`` (the operations and their schemas), ``_transport`` (in process and
+JSON lines to a harness), ``_implementation`` (``--impl`` targets), ``_harness`` (the harness side for a
+Python adapter), ``_plugin`` (the suite's pytest plugin; the thin entry point is the top-level module
+``_advisor_conformance_pytestplugin``), ``_reporting`` (outcomes per rule), ``_loopback`` (the loopback
+provider of black-box runs), ``_cli`` (the ``advisor-conformance`` command), ``_bounded`` (bounded failure
+messages), ``_trace`` (from a rule to its code, tests and vectors), ``_paths``.
+"""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+
+from . import catalogue, checks, oracle, scenarios, shaping, strategies, vectors, wire, workspace
+from ._implementation import Implementation, TargetError, load_target
+from ._protocol import PROTOCOL_VERSION, ContractError
+from .checks import RuleViolation, answer_of, check, check_equal, violation
+
+__all__ = [
+    "PROTOCOL_VERSION",
+    "ContractError",
+    "Implementation",
+    "RuleViolation",
+    "TargetError",
+    "answer_of",
+    "catalogue",
+    "check",
+    "check_equal",
+    "checks",
+    "load_target",
+    "oracle",
+    "scenarios",
+    "shaping",
+    "strategies",
+    "vectors",
+    "violation",
+    "wire",
+    "workspace",
+]

@@ -1,0 +1,64 @@
+"""``advisor-conformance where RULE-ID``: a rule and everything that concerns it."""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import sys
+
+from ..catalogue import load_catalogue
+
+NAME = "where"
+HELP = "show a rule: statement, level, source sentence, code, tests, vectors and snapshots"
+DESCRIPTION = """\
+Show one rule of the catalogue and everything that concerns it: its statement, level and tag, the spec
+sentence it comes from, the places of the reference that implement it, the conformance tests that check it,
+the golden vectors that name it and the snapshots that record it.
+
+  advisor-conformance where elision.marker-format
+  advisor-conformance where elision.marker-format --json
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("rule", metavar="RULE-ID", help="a rule ID, such as elision.marker-format")
+    parser.add_argument("--json", action="store_true", help="print the same as JSON")
+
+
+def describe(rule_id: str) -> dict:
+    from .._trace import collect_rule_tests, implementation_sites, snapshots_of, vectors_of
+
+    rule = load_catalogue()[rule_id]
+    tests = sorted(collect_rule_tests().get(rule_id, []))
+    return {
+        **rule.to_json(),
+        "implemented_at": [str(site) for site in implementation_sites().get(rule_id, [])],
+        "tests": tests,
+        "vectors": vectors_of(rule_id),
+        "snapshots": snapshots_of(tests),
+    }
+
+
+def run(args: argparse.Namespace, extra: list[str]) -> int:
+    catalogue = load_catalogue()
+    if args.rule not in catalogue:
+        close = difflib.get_close_matches(args.rule, list(catalogue.rules), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; `advisor-conformance rules` lists them"
+        print(f"advisor-conformance where: no rule {args.rule!r} in the catalogue{hint}", file=sys.stderr)
+        return 2
+    found = describe(args.rule)
+    if args.json:
+        print(json.dumps(found, indent=1, ensure_ascii=False))
+        return 0
+    level = f"{found['level']}, " if "level" in found else ""
+    print(f"{found['id']}  ({level}{found['tag']}; area {found['area']})")
+    print(f"  statement: {found['statement']}")
+    print(f"  source:    {found['source']}")
+    for title, key in (("implemented at", "implemented_at"), ("tests", "tests"), ("golden vectors", "vectors"),
+                       ("snapshots", "snapshots")):
+        items = found[key]
+        print(f"  {title} ({len(items)}):" if items else f"  {title}: none")
+        for item in items:
+            print(f"    {item}")
+    return 0

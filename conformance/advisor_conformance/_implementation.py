@@ -1,0 +1,104 @@
+"""An implementation under test: an ``--impl`` target loaded onto its transport, and what it said about itself."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._bounded import excerpt
+from ._protocol import ContractError, schema_errors
+from ._transport import InProcessTransport, SubprocessTransport, Transport
+
+BUILTIN_TARGETS = {"reference": "advisor_reference.adapter:adapter"}
+
+
+class TargetError(ValueError):
+    """An ``--impl`` target that cannot be loaded."""
+
+
+@dataclass
+class Implementation:
+    """An implementation under test: a transport, and what it said about itself."""
+
+    target: str
+    transport: Transport
+    description: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.description.get("name", self.target)
+
+    @property
+    def strings(self) -> dict[str, str]:
+        return self.description["strings"]
+
+    @property
+    def areas(self) -> set[str]:
+        return set(self.description.get("areas", ()))
+
+    def option(self, key: str, default: str) -> str:
+        return self.description.get("options", {}).get(key, default)
+
+    def call(self, op: str, params: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """Send one operation; the answer is checked against the operation's result schema."""
+        answer = self.transport.call(op, params, **kwargs)
+        problems = schema_errors(f"{op}.result", answer)
+        if problems:
+            raise ContractError(
+                f"{self.name}.{op} answered outside the protocol schema:\n  "
+                + "\n  ".join(problems)
+                + f"\n  answer: {excerpt(answer)}"
+            )
+        return answer
+
+    def describe(self) -> dict[str, Any]:
+        self.description = self.call("describe", {})
+        return self.description
+
+    def close(self) -> None:
+        self.transport.close()
+
+
+def load_target(target: str, *, harness_timeout: float = 60.0, cwd: str | None = None) -> Implementation:
+    """Load an ``--impl`` target: ``reference``, ``package.module[:object]`` or ``cmd:<command line>``.
+
+    The object (``adapter`` when not named) is an adapter instance, or a class
+    or factory that makes one when called without arguments. A ``cmd:``
+    target is a harness process speaking the protocol over stdin and stdout.
+    """
+    if target.startswith("cmd:"):
+        try:
+            transport = SubprocessTransport(target[4:].strip(), timeout=harness_timeout, cwd=cwd)
+        except ValueError as exc:
+            raise TargetError(f"{target!r}: {exc}") from None
+        implementation = Implementation(target=target, transport=transport)
+        try:
+            implementation.description = transport.start()
+        except ContractError as exc:
+            raise TargetError(str(exc)) from None
+        return implementation
+    spec = BUILTIN_TARGETS.get(target, target)
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not all(part.isidentifier() for part in module_name.split(".")):
+        raise TargetError(f"{target!r} is not 'reference' or 'package.module[:object]'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise TargetError(f"cannot import {module_name!r} for --impl={target}: {exc}") from exc
+    attribute = attribute or "adapter"
+    obj: Any = module
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise TargetError(f"{module_name!r} has no attribute {attribute!r} (--impl={target})") from None
+    if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "describe")):
+        obj = obj()
+    missing = [op for op in ("describe",) if not callable(getattr(obj, op, None))]
+    if missing:
+        raise TargetError(f"{spec} is not an adapter: it has no {', '.join(missing)} method")
+    implementation = Implementation(target=target, transport=InProcessTransport(obj, label=spec))
+    implementation.describe()
+    return implementation

@@ -1,0 +1,33 @@
+"""Where the suite's data lives, in a source checkout and in an installed wheel.
+
+The fixtures and the reference's snapshots sit at the top of the repository
+(two levels above this package, ``conformance/advisor_conformance/``); the
+wheel carries them under ``advisor_conformance/_data/`` (see
+``pyproject.toml``), so the suite finds them from any working directory.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+TESTS_DIR = PACKAGE_DIR / "tests"
+SCHEMA_DIR = PACKAGE_DIR / "schema"
+RULES_FILE = PACKAGE_DIR / "rules.toml"
+
+
+def _data_dir(name: str) -> Path:
+    for candidate in (PACKAGE_DIR / "_data" / name, PACKAGE_DIR.parent.parent / name):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(f"the suite's {name!r} directory is missing next to {PACKAGE_DIR}")
+
+
+def fixtures_dir() -> Path:
+    """The language-agnostic fixtures: ``vectors/`` and ``transcripts/``."""
+    return _data_dir("fixtures")
+
+
+def reference_snapshots_dir() -> Path:
+    """The recorded snapshots of the reference implementation."""
+    return _data_dir("snapshots") / "reference"

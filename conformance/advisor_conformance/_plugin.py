@@ -1,0 +1,181 @@
+"""The suite's pytest plugin: loads the implementation and runs the conformance tests against it.
+
+Registered by the thin entry-point module (``_advisor_conformance_pytestplugin``)
+only when a run names an implementation. It loads the implementation once
+per session, prints it in the report header, checks that every conformance
+test names its rules, skips the tests of areas the implementation does not
+declare, applies the expected failures of an xfails file, and tallies
+outcomes per rule (``--rule-summary`` prints the table, ``--rule-report FILE``
+writes it as JSON).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, Phase, settings
+
+from _advisor_conformance_pytestplugin import target_of
+
+from ._implementation import Implementation, TargetError, load_target
+from ._paths import TESTS_DIR
+from ._reporting import RuleTally
+from .catalogue import load_catalogue
+
+IMPLEMENTATION = pytest.StashKey[Implementation]()
+TALLY = pytest.StashKey[RuleTally]()
+
+# Namespaced so they never replace a profile of the project that runs us.
+# ci: derandomized, so every run (and every xdist worker) draws the same examples;
+# explore: random and many more examples, for hunting; noshrink: the ci examples
+# without shrinking, for runs that only need to know whether a rule fails;
+# mutation: fewer of them, for the many runs of mutation testing.
+CI_PROFILE = "advisor-conformance-ci"
+EXPLORE_PROFILE = "advisor-conformance-explore"
+NOSHRINK_PROFILE = "advisor-conformance-noshrink"
+MUTATION_PROFILE = "advisor-conformance-mutation"
+
+
+def register_profiles() -> None:
+    """Register the suite's hypothesis profiles (idempotent)."""
+    common = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
+    settings.register_profile(CI_PROFILE, derandomize=True, database=None, max_examples=60, print_blob=True, **common)
+    settings.register_profile(EXPLORE_PROFILE, max_examples=1000, **common)
+    settings.register_profile(NOSHRINK_PROFILE, parent=settings.get_profile(CI_PROFILE),
+                              phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    # mutation: the ci examples, fewer of them and unshrunk: each mutant only needs one failing example.
+    settings.register_profile(MUTATION_PROFILE, parent=settings.get_profile(NOSHRINK_PROFILE), max_examples=25)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    target = target_of(config)
+    if not target:
+        return
+    config.addinivalue_line(
+        "markers", "rule(id): the catalogue rule a conformance test checks (select with -m 'rule(id=\"...\")')"
+    )
+    timeout = config.getoption("harness_timeout") or float(config.getini("conformance_harness_timeout"))
+    try:
+        config.stash[IMPLEMENTATION] = load_target(target, harness_timeout=timeout,
+                                                   cwd=str(config.invocation_params.dir))
+    except TargetError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    if config.getoption("conformance_impl") and config.args_source != pytest.Config.ArgsSource.ARGS:
+        # `pytest --impl=x` with no test paths: collect the installed suite.
+        config.args = [str(TESTS_DIR)]
+    if config.getoption("hypothesis_profile", None) is None:
+        settings.load_profile(CI_PROFILE)
+    tally = RuleTally(load_catalogue(), config.stash[IMPLEMENTATION].description)
+    config.stash[TALLY] = tally
+    config.pluginmanager.register(tally, "advisor-conformance-tally")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    implementation = config.stash.get(IMPLEMENTATION, None)
+    if implementation is not None:
+        implementation.close()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str] | None:
+    implementation = config.stash.get(IMPLEMENTATION, None)
+    if implementation is None:
+        return None
+    d = implementation.description
+    return [
+        f"advisor-conformance: implementation under test: {d['name']} {d['version']} ({d['language']}), "
+        f"--impl={implementation.target}",
+        f"advisor-conformance: declared areas: {', '.join(d.get('areas', [])) or '(none)'}",
+    ]
+
+
+def is_conformance_item(item: pytest.Item) -> bool:
+    return Path(str(item.path)).resolve().is_relative_to(TESTS_DIR)
+
+
+def rules_of(item: pytest.Item) -> list[str]:
+    return [mark.kwargs.get("id", mark.args[0] if mark.args else "") for mark in item.iter_markers("rule")]
+
+
+def suite_node_id(item: pytest.Item) -> str:
+    """A node ID that does not depend on where the suite is installed: ``test_elision.py::test_x[1001]``."""
+    return Path(str(item.path)).resolve().relative_to(TESTS_DIR).as_posix() + "::" + item.nodeid.split("::", 1)[1]
+
+
+def read_xfails(path: Path) -> list[tuple[str, str, int]]:
+    """The entries of an xfails file: (rule ID or node ID, comment, line number)."""
+    entries = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        entry, _, comment = line.partition("#")
+        entry = entry.strip()
+        if entry:
+            entries.append((entry.removeprefix("conformance/tests/"), comment.strip(), number))
+    return entries
+
+
+@pytest.hookimpl(tryfirst=True)  # before -m and -k deselect anything
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.stash.get(IMPLEMENTATION, None) is None:
+        return
+    check_rules(config, items)
+    apply_xfails(config, items)
+
+
+def apply_xfails(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the listed expected failures; refuse entries that match no collected test."""
+    option = config.getoption("xfails_file") or config.getini("conformance_xfails_file")
+    if not option:
+        return
+    path = config.invocation_params.dir / option
+    if not path.is_file():
+        raise pytest.UsageError(f"--xfails-file {option}: no such file")
+    entries = read_xfails(path)
+    matched = set()
+    for item in items:
+        if not is_conformance_item(item):
+            continue
+        node, rules = suite_node_id(item), set(rules_of(item))
+        for entry, comment, number in entries:
+            if entry == node or entry in rules:
+                matched.add(number)
+                reason = f"{option}:{number}: {entry}" + (f" ({comment})" if comment else "")
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
+                break
+    stale = [f"  {option}:{number}: {entry}" for entry, _, number in entries if number not in matched]
+    if stale:
+        raise pytest.UsageError("entries of the xfails file match no test (remove or fix them):\n" + "\n".join(stale))
+
+
+def check_rules(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every conformance test names catalogue rules; tests of undeclared areas are skipped."""
+    implementation = config.stash[IMPLEMENTATION]
+    catalogue = load_catalogue()
+    unnamed, unknown = [], []
+    for item in items:
+        if not is_conformance_item(item):
+            continue
+        ids = rules_of(item)
+        if not ids:
+            unnamed.append(item.nodeid)
+        unknown.extend(f"{item.nodeid}: {rule_id!r}" for rule_id in ids if rule_id not in catalogue)
+        item.user_properties.append(("rules", ids))
+        missing_areas = sorted({rule_id.split(".")[0] for rule_id in ids} - implementation.areas)
+        if missing_areas:
+            item.add_marker(
+                pytest.mark.skip(
+                    reason=f"{implementation.name} does not declare the area(s) {', '.join(missing_areas)}"
+                )
+            )
+    if unnamed or unknown:
+        lines = [f"  no rule marker: {nodeid}" for nodeid in unnamed] + [f"  unknown rule: {u}" for u in unknown]
+        raise pytest.UsageError("conformance tests must name catalogue rules:\n" + "\n".join(lines))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    tally = session.config.stash.get(TALLY, None)
+    if tally is not None:
+        tally.collected(
+            (item.nodeid, rules_of(item)) for item in session.items if is_conformance_item(item)
+        )
+
+

@@ -1,0 +1,78 @@
+"""The protocol: its operations, its version, and the JSON Schemas every message is checked against.
+
+An implementation answers a handful of coarse operations at the spec's
+observable boundaries. Every operation takes one JSON object (``params``) and
+returns one JSON object; a failure the spec calls an error is answered as
+``{"error": {"code": ..., "message": ..., "at": ...}}``, never raised. The
+operations and their JSON Schemas are in ``schema/protocol-v1.json``:
+
+``describe``         ``{}`` → name, version, language, protocol, areas, declared strings, options.
+``shape``            a snapshot, a question and loaded files → the messages of the advisor request.
+``tool_definition``  ``{}`` → the advisor tool as offered to the model (name, description, input schema).
+``scenario``         a runtime, a working directory and a script of calls (main or child agent, turn,
+                     conversation, tool input, snapshot, scripted provider replies) → each call's
+                     note or error, the tool lists, and every provider-neutral request made; with
+                     ``runtime.http_provider`` the calls go over real HTTP to a loopback server the
+                     suite scripts (black-box mode).
+``encode``           a provider kind and a provider-neutral request → the HTTP request (method, path,
+                     headers without credentials, JSON body).
+
+The same operations travel two ways (:mod:`._transport`): in process to a
+Python adapter, and as JSON lines to a harness process (``schema/harness-v1.json``).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import jsonschema
+from referencing import Registry, Resource
+
+from ._bounded import summarise_errors
+from ._paths import SCHEMA_DIR
+
+PROTOCOL_VERSION = 1
+OPERATIONS = ("describe", "shape", "tool_definition", "scenario", "encode")
+
+
+class ContractError(Exception):
+    """The implementation broke the contract: it crashed, or answered outside the schema."""
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = json.loads((SCHEMA_DIR / "protocol-v1.json").read_text(encoding="utf-8"))
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema)
+
+
+def schema_errors(definition: str, value: Any) -> list[str]:
+    """How ``value`` breaks the schema definition ``definition``, the most relevant first (empty when valid).
+
+    Each line names the path and what the schema wanted there, bounded in size
+    whatever the value (:func:`~._bounded.describe_error`).
+    """
+    validator = _validator()
+    sub = validator.evolve(schema={"$ref": f"#/$defs/{definition}", "$defs": validator.schema["$defs"]})
+    return summarise_errors(sub.iter_errors(value))
+
+
+@cache
+def _message_validator() -> Any:
+    protocol = json.loads((SCHEMA_DIR / "protocol-v1.json").read_text(encoding="utf-8"))
+    harness = json.loads((SCHEMA_DIR / "harness-v1.json").read_text(encoding="utf-8"))
+    registry = Registry().with_resources([
+        (protocol["$id"], Resource.from_contents(protocol)),
+        (harness["$id"], Resource.from_contents(harness)),
+    ])
+    return jsonschema.Draft202012Validator(harness, registry=registry)
+
+
+def message_errors(definition: str, message: Any) -> list[str]:
+    """How a harness ``message`` breaks the harness schema's ``definition`` (request, answer, start_result)."""
+    validator = _message_validator()
+    sub = validator.evolve(schema={"$ref": f"{validator.schema['$id']}#/$defs/{definition}"})
+    return summarise_errors(sub.iter_errors(message), limit=5)

@@ -1,0 +1,85 @@
+"""Assertions that name the rule they check and show the input that broke it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ._bounded import abbreviate, cap_line, cap_lines, show
+
+__all__ = ["RuleViolation", "abbreviate", "answer_of", "check", "check_equal", "show", "violation"]
+
+_MISSING = object()
+_LONG = 160
+#: The most characters a failure message holds; each section is bounded well below it.
+MESSAGE_LIMIT = 16000
+
+
+class RuleViolation(AssertionError):
+    """An implementation broke a rule of the catalogue."""
+
+
+def violation(rules: str | Iterable[str], what: str, *, input: Any = _MISSING, expected: Any = _MISSING,
+              actual: Any = _MISSING, answer: Any = _MISSING) -> RuleViolation:
+    """Build the failure: ``[rule.id] what``, then the input, the answer, the expected and the actual value."""
+    ids = [rules] if isinstance(rules, str) else list(rules)
+    lines = [cap_lines(f"[{', '.join(ids)}] {what}", lines=30)]
+    if input is not _MISSING:
+        lines.append("input: " + show(input).replace("\n", "\n  "))
+    if answer is not _MISSING:
+        lines.append("answer: " + show(answer).replace("\n", "\n  "))
+    if isinstance(expected, str) and isinstance(actual, str) and max(len(expected), len(actual)) > 2 * _LONG:
+        lines.extend(_string_difference(expected, actual))
+    else:
+        if expected is not _MISSING:
+            lines.append("expected: " + (_string(expected) if isinstance(expected, str) else show(expected)))
+        if actual is not _MISSING:
+            lines.append("actual:   " + (_string(actual) if isinstance(actual, str) else show(actual)))
+    message = "\n".join(lines)
+    if len(message) > MESSAGE_LIMIT:
+        message = message[:MESSAGE_LIMIT] + f"\n… (the message is cut at {MESSAGE_LIMIT} of {len(message)} characters)"
+    return RuleViolation(message)
+
+
+def _string(text: str) -> str:
+    return cap_line(repr(text))
+
+
+def _string_difference(expected: str, actual: str) -> list[str]:
+    """Long strings: where they first differ, with some context on each side."""
+    at = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b), min(len(expected), len(actual)))
+    start = max(0, at - 60)
+    return [
+        f"expected ({len(expected)} characters) and actual ({len(actual)} characters) first differ at character {at}:",
+        cap_line(f"expected: …{expected[start:at + 100]!r}…"),
+        cap_line(f"actual:   …{actual[start:at + 100]!r}…"),
+    ]
+
+
+def check(condition: bool, rules: str | Iterable[str], what: str, /, **context: Any) -> None:
+    """Fail with a :class:`RuleViolation` naming ``rules`` unless ``condition`` holds."""
+    if not condition:
+        raise violation(rules, what, **context)
+
+
+def check_equal(value: Any, expected: Any, rules: str | Iterable[str], what: str, /, **context: Any) -> None:
+    """Fail naming ``rules`` unless ``actual == expected``; the message shows both.
+
+    An ``actual=`` in ``context`` (the whole answer the value came from) is
+    shown as the answer.
+    """
+    if value != expected:
+        if "actual" in context:
+            context["answer"] = context.pop("actual")
+        raise violation(rules, what, expected=expected, actual=value, **context)
+
+
+def answer_of(impl: Any, op: str, params: Any, rules: str | Iterable[str], **kwargs: Any) -> Any:
+    """The implementation's answer to ``op``; a broken protocol (a crash, an answer outside the schema)
+    fails naming ``rules`` too, so every failure of a rule's test says which rule it was checking."""
+    from ._protocol import ContractError
+
+    try:
+        return impl.call(op, params, **kwargs)
+    except ContractError as exc:
+        raise violation(rules, f"the implementation broke the protocol on {op}: {exc}", input=params) from None

@@ -1,0 +1,252 @@
+"""The use budget: one counter per runtime, child counters by agent id, atomic counting (spec: Budget)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from advisor_conformance.checks import check, check_equal, violation
+from advisor_conformance.scenarios import budget_note, call, failure, reply, result_of, run, scenario
+
+ANSWER = "Looks fine; run the tests next."
+
+
+def _results(answer, params, rules):
+    return [result_of(answer, i, rules, params) for i in range(len(answer["calls"]))]
+
+
+@pytest.mark.rule(id="budget.shared-counter")
+def test_one_counter_across_turns_and_conversations(impl, strings):
+    """Handlers of different turns and conversations share one cap for the whole runtime."""
+    steps = [{"call": call(conversation=c, turn=t)} for c, t in [(1, 1), (1, 2), (2, 1), (2, 2), (3, 1)]]
+    params = scenario(steps, runtime={"max_uses_per_run": 3})
+    answer = run(impl, params, "budget.shared-counter")
+    spent = budget_note(strings, 3, 3, "budget.shared-counter")
+    check_equal(_results(answer, params, "budget.shared-counter"), [ANSWER] * 3 + [spent] * 2, "budget.shared-counter",
+                "the cap was not shared across turns and conversations", input=params)
+
+
+@pytest.mark.rule(id="budget.shared-counter")
+def test_calls_of_one_turn_share_the_counter(impl, strings):
+    """Several calls in one turn count against the same cap as later turns."""
+    params = scenario([{"call": call()}, {"call": call()}, {"call": call(turn=2)}], runtime={"max_uses_per_run": 2})
+    answer = run(impl, params, "budget.shared-counter")
+    check_equal(_results(answer, params, "budget.shared-counter")[2], budget_note(strings, 2, 2, "budget.shared-counter"),
+                "budget.shared-counter", "the third call was not past the cap", input=params)
+
+
+@pytest.mark.rule(id="budget.default-cap")
+def test_default_cap_is_three(impl, strings):
+    """Without max_uses_per_run, the fourth call of a run is past the cap (3/3)."""
+    params = scenario([{"call": call(turn=t)} for t in range(1, 5)])
+    answer = run(impl, params, "budget.default-cap")
+    check_equal(_results(answer, params, "budget.default-cap"),
+                [ANSWER] * 3 + [budget_note(strings, 3, 3, "budget.default-cap")], "budget.default-cap",
+                "the default cap is not 3", input=params)
+
+
+@pytest.mark.rule(id="budget.exhausted-result")
+def test_past_the_cap_is_a_normal_result_with_used_and_max(impl, strings):
+    """Past the cap the call returns a normal result, the declared note showing used/max."""
+    params = scenario([{"call": call()}, {"call": call(turn=2)}], runtime={"max_uses_per_run": 1})
+    answer = run(impl, params, "budget.exhausted-result")
+    outcome = answer["calls"][1]
+    check("result" in outcome, "budget.exhausted-result", "past the cap the call failed instead of returning a note",
+          input=params, actual=outcome)
+    check_equal(outcome["result"], budget_note(strings, 1, 1, "budget.exhausted-result"), "budget.exhausted-result",
+                "the note is not the declared budget note", input=params)
+    check("1/1" in outcome["result"], "budget.exhausted-result", "the note does not show used/max as 1/1",
+          input=params, actual=outcome)
+
+
+@pytest.mark.rule(id="budget.no-provider-call")
+def test_no_provider_call_past_the_cap(impl):
+    """Calls past the cap reach no provider."""
+    params = scenario([{"call": call(turn=t)} for t in range(1, 6)], runtime={"max_uses_per_run": 2})
+    answer = run(impl, params, "budget.no-provider-call")
+    check_equal(sorted({request["call"] for request in answer["provider_requests"]}), [0, 1],
+                "budget.no-provider-call", "a call past the cap reached the provider", input=params)
+
+
+@pytest.mark.rule(id="budget.tool-stays-registered")
+def test_tool_stays_registered_when_spent(impl):
+    """After the budget is spent, the advisor tool is still in the agent's tool list."""
+    params = scenario([{"tools": {}}, {"call": call()}, {"call": call(turn=2)}, {"tools": {}},
+                       {"tools": {"agent": "child-1"}}], runtime={"max_uses_per_run": 1})
+    answer = run(impl, params, "budget.tool-stays-registered")
+    for index, tools in enumerate(answer["tools"]):
+        check("advisor" in tools, "budget.tool-stays-registered", f"tools step {index} lacks the advisor tool",
+              input=params, actual=answer["tools"])
+
+
+@pytest.mark.rule(id="budget.child-store")
+def test_child_counters_are_keyed_by_agent_id(impl, strings):
+    """The same child id shares a counter, different ids are independent, and neither touches the parent's."""
+    steps = [
+        {"call": call(agent="reviewer")},
+        {"call": call(agent="reviewer", turn=2)},  # same id: the second use is past its cap of 1
+        {"call": call(agent="tester")},  # another id: its own counter
+        {"call": call()},  # the parent's counter is untouched
+        {"call": call(turn=2)},
+    ]
+    params = scenario(steps, runtime={"max_uses_per_run": 2, "child_max_uses": 1})
+    answer = run(impl, params, "budget.child-store")
+    spent = budget_note(strings, 1, 1, "budget.child-store")
+    check_equal(_results(answer, params, "budget.child-store"), [ANSWER, spent, ANSWER, ANSWER, ANSWER],
+                "budget.child-store", "child counters are not kept per agent id, apart from the parent's",
+                input=params)
+
+
+@pytest.mark.rule(id="budget.child-store")
+def test_parent_exhaustion_does_not_spend_children(impl, strings):
+    """A parent past its cap leaves a child's budget whole."""
+    params = scenario([{"call": call()}, {"call": call(turn=2)}, {"call": call(agent="child-1")}],
+                      runtime={"max_uses_per_run": 1, "child_max_uses": 1})
+    answer = run(impl, params, "budget.child-store")
+    check_equal(_results(answer, params, "budget.child-store")[2], ANSWER, "budget.child-store",
+                "the child was refused because the parent spent its budget", input=params)
+
+
+@pytest.mark.rule(id="budget.child-default-cap")
+def test_child_default_cap_is_one(impl, strings):
+    """Without child_max_uses, a child agent has one use."""
+    params = scenario([{"call": call(agent="c")}, {"call": call(agent="c", turn=2)}])
+    answer = run(impl, params, "budget.child-default-cap")
+    check_equal(_results(answer, params, "budget.child-default-cap"),
+                [ANSWER, budget_note(strings, 1, 1, "budget.child-default-cap")], "budget.child-default-cap",
+                "the child's default cap is not 1", input=params)
+
+
+@pytest.mark.rule(id="budget.zero-cap")
+def test_zero_cap_spends_every_call(impl, strings):
+    """With a cap of 0 every call reports the budget spent (0/0) and none reaches the provider."""
+    params = scenario([{"call": call(turn=t)} for t in (1, 2)], runtime={"max_uses_per_run": 0})
+    answer = run(impl, params, "budget.zero-cap")
+    check_equal(_results(answer, params, "budget.zero-cap"), [budget_note(strings, 0, 0, "budget.zero-cap")] * 2,
+                "budget.zero-cap", "a cap of 0 did not spend every call", input=params)
+    check_equal(answer["provider_requests"], [], "budget.zero-cap", "a call reached the provider", input=params)
+
+
+@pytest.mark.rule(id="budget.atomic")
+@pytest.mark.parametrize("calls, cap", [(32, 5), (16, 1), (24, 0)])
+def test_concurrent_calls_make_exactly_cap_provider_calls(impl, strings, calls, cap):
+    """Many concurrent calls against a cap of M make exactly M provider calls; the rest get the budget note."""
+    slow = [reply(delay_ms=50)]
+    params = scenario([{"concurrent": [call(turn=i % 3 + 1, provider=list(slow)) for i in range(calls)]}],
+                      runtime={"max_uses_per_run": cap})
+    answer = run(impl, params, "budget.atomic")
+    results = _results(answer, params, "budget.atomic")
+    check_equal(len(answer["provider_requests"]), cap, "budget.atomic",
+                f"{calls} concurrent calls with cap {cap} did not make exactly {cap} provider calls", input=params)
+    check_equal(sorted(results).count(ANSWER), cap, "budget.atomic", "the answered calls are not exactly the cap",
+                input=params)
+    spent = budget_note(strings, cap, cap, "budget.atomic")
+    check_equal(results.count(spent), calls - cap, "budget.atomic", "the calls past the cap did not all get the note",
+                input=params)
+
+
+@pytest.mark.rule(id="budget.atomic")
+def test_concurrent_children_count_separately(impl, strings):
+    """Concurrent calls of two children and the parent each stop at their own cap."""
+    calls = [call(agent=agent, provider=[reply(delay_ms=30)]) for agent in ["a", "b", None] * 6]
+    params = scenario([{"concurrent": calls}], runtime={"max_uses_per_run": 2, "child_max_uses": 1})
+    answer = run(impl, params, "budget.atomic")
+    served = Counter(calls[request["call"]]["agent"] for request in answer["provider_requests"])
+    check_equal(served, Counter({"a": 1, "b": 1, None: 2}), "budget.atomic",
+                "the agents' concurrent calls did not each stop at their own cap", input=params)
+
+
+class BudgetMachine(RuleBasedStateMachine):
+    """A model of the expected counts, checked against the implementation after every call.
+
+    The steps accumulate into one scenario (one runtime); after each new call
+    the whole scenario is run and every call's result and the provider calls
+    are compared with what the model predicts.
+    """
+
+    impl = None
+    strings = None
+
+    def __init__(self):
+        super().__init__()
+        self.steps, self.expected, self.served = [], [], []
+        self.turn, self.conversation = 1, 1
+        self.used: dict[str | None, int] = {}
+
+    @initialize(cap=st.integers(0, 4), child_cap=st.integers(0, 2))
+    def configure(self, cap, child_cap):
+        self.runtime = {"max_uses_per_run": cap, "child_max_uses": child_cap, "session_id": "s-budget"}
+        self.caps = {None: cap}
+        self.child_cap = child_cap
+
+    def _cap(self, agent):
+        return self.caps[None] if agent is None else self.child_cap
+
+    def _add(self, agent, *, provider, outcome_when_served, input=None):
+        index = len(self.steps)
+        self.steps.append({"call": call(agent=agent, conversation=self.conversation, turn=self.turn,
+                                        input=input, provider=provider)})
+        used, cap = self.used.get(agent, 0), self._cap(agent)
+        if used < cap:
+            self.used[agent] = used + 1
+            self.served.append(index)
+            self.expected.append(outcome_when_served)
+        else:
+            self.expected.append({"result": budget_note(self.strings, used, cap, "budget.shared-counter")})
+
+    @rule()
+    def next_turn(self):
+        self.turn += 1
+
+    @rule()
+    def new_conversation(self):
+        self.conversation += 1
+        self.turn = 1
+
+    @rule(agent=st.sampled_from([None, None, "child-a", "child-b"]))
+    def advisor_call(self, agent):
+        self._add(agent, provider=[reply(ANSWER)], outcome_when_served={"result": ANSWER})
+
+    @rule(agent=st.sampled_from([None, "child-a"]))
+    def failing_provider(self, agent):
+        self._add(agent, provider=[failure()], outcome_when_served={"error": "provider_error"})
+
+    @rule(agent=st.sampled_from([None, "child-b"]))
+    def invalid_input(self, agent):
+        index = len(self.steps)
+        self.steps.append({"call": call(agent=agent, conversation=self.conversation, turn=self.turn,
+                                        input={"files": "not-a-list"})})
+        self.expected.append({"error": "invalid_input"})
+        assert index == len(self.expected) - 1
+
+    @invariant()
+    def implementation_agrees_with_the_model(self):
+        if not self.steps:
+            return
+        rules = ["budget.shared-counter", "budget.child-store", "budget.no-provider-call"]
+        params = scenario(self.steps, runtime=self.runtime)
+        answer = run(self.impl, params, rules)
+        got = [{"error": o["error"]["code"]} if "error" in o else o for o in answer["calls"]]
+        if got != self.expected:
+            first = next(i for i, (a, b) in enumerate(zip(got, self.expected, strict=True)) if a != b)
+            raise violation(rules, f"call {first} does not match the model of the counters", input=params,
+                            expected=self.expected[first], actual=got[first])
+        served = sorted({request["call"] for request in answer["provider_requests"]})
+        check_equal(served, self.served, rules, "the calls that reached the provider are not the model's",
+                    input=params)
+
+
+@pytest.mark.rule(id="budget.shared-counter")
+@pytest.mark.rule(id="budget.child-store")
+@pytest.mark.rule(id="budget.no-provider-call")
+def test_budget_state_machine(impl, strings):
+    """Any sequence of turns, conversations, main and child calls, failures and bad input matches the counter model."""
+    from hypothesis import settings
+
+    BudgetMachine.impl, BudgetMachine.strings = impl, strings
+    test_case = BudgetMachine.TestCase
+    test_case.settings = settings(settings(), max_examples=30, stateful_step_count=15)
+    test_case("runTest").runTest()

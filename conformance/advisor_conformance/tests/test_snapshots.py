@@ -1,0 +1,55 @@
+"""Snapshots of the full rendered request for every transcript in fixtures/transcripts (syrupy).
+
+These are the regression net for prompt changes: each implementation's
+snapshots live in a directory of their own (``--impl-snapshots``; by default
+``snapshots/<implementation name>/`` where pytest runs). Record them once with
+``--snapshot-update``; from then on every change to a rendered request fails
+with a diff.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from syrupy.extensions.amber import AmberSnapshotExtension
+
+from advisor_conformance._paths import fixtures_dir
+from advisor_conformance.checks import answer_of, violation
+from advisor_conformance.vectors import fill
+
+TRANSCRIPTS = sorted((fixtures_dir() / "transcripts").glob("*.json"))
+
+
+@pytest.fixture
+def request_snapshot(snapshot, snapshot_dir):
+    """The syrupy snapshot fixture, storing into this implementation's snapshot directory."""
+
+    class ImplementationSnapshots(AmberSnapshotExtension):
+        @classmethod
+        def dirname(cls, *, test_location):
+            return str(snapshot_dir)
+
+        @classmethod
+        def get_snapshot_name(cls, *, test_location, index=0):
+            # Named by the transcript alone: a session that parametrizes the test further (a run of several
+            # implementations at once) still finds each transcript's one snapshot.
+            return f"{test_location.methodname}[{index}]"
+
+    return snapshot.use_extension(ImplementationSnapshots)
+
+
+@pytest.mark.rule(id="flatten.deterministic")
+@pytest.mark.parametrize("path", TRANSCRIPTS, ids=[path.stem for path in TRANSCRIPTS])
+def test_rendered_request_matches_snapshot(impl, strings, request_snapshot, path):
+    """The rendered request for a recorded transcript is byte-identical to its recorded snapshot."""
+    fixture = json.loads(path.read_text(encoding="utf-8"))
+    params = fill(fixture["input"], strings)  # e.g. the read tool's declared line-truncation marker
+    answer = answer_of(impl, "shape", params, "flatten.deterministic")
+    if "error" in answer:
+        raise violation("flatten.deterministic", f"shape answered an error for the transcript {path.name}",
+                        input=params, actual=answer["error"])
+    assert answer == request_snapshot(name=path.stem), (
+        f"[flatten.deterministic] the rendered request changed from its recorded snapshot\n"
+        f"input: fixtures/transcripts/{path.name}"
+    )

@@ -1,0 +1,87 @@
+"""OpenAI-compatible chat completions: encoding, and decoding answers and ``data:`` chunk streams.
+
+The body carries the cache key as ``prompt_cache_key``, the reasoning effort
+as ``reasoning_effort``, and for a stream ``stream_options.include_usage`` so
+that usage arrives in the stream's last chunk. A stream ends with
+``data: [DONE]``; without it the stream is an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._provider import ProviderAnswer, ProviderError, ProviderRequest
+from ._wire import HttpRequest, StreamState, WireFormat, json_headers, stream_payload, usage_of
+
+PATH = "/chat/completions"
+
+
+def encode(request: ProviderRequest, stream: bool) -> HttpRequest:
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+        "max_tokens": request.max_tokens,
+    }
+    if request.prompt_cache_key:
+        body["prompt_cache_key"] = request.prompt_cache_key
+    if request.reasoning is not None:
+        body["reasoning_effort"] = request.reasoning
+    if stream:
+        body["stream"] = True
+        body["stream_options"] = {"include_usage": True}
+    return HttpRequest("POST", PATH, json_headers(stream), body)
+
+
+_USAGE_KEYS = ("prompt_tokens", "completion_tokens", "prompt_tokens_details")
+
+
+def _first_choice(payload: Any) -> dict[str, Any] | None:
+    """The first choice of a decoded answer or chunk (JSON objects decode as dicts)."""
+    choices = payload.get("choices") if isinstance(payload, dict) else None
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        return choices[0]
+    return None
+
+
+def decode(payload: Any) -> ProviderAnswer:
+    """A non-streaming chat completion."""
+    choice = _first_choice(payload)
+    if choice is None:
+        raise ProviderError("the chat completion has no choices")
+    message = choice.get("message") if isinstance(choice.get("message"), Mapping) else {}
+    text = message.get("content") or ""
+    reason = choice.get("finish_reason") or "stop"
+    return ProviderAnswer(str(text), str(reason), usage_of(payload.get("usage"), *_USAGE_KEYS).to_json())
+
+
+def stream_event(state: StreamState, event: str, data: str) -> None:
+    """Feed one ``data:`` chunk of a chat-completion stream into ``state``.
+
+    ``[DONE]`` ends the stream; a chunk with an ``error`` is a failure; the
+    first choice's delta content is the answer's next piece and its
+    ``finish_reason`` why it stopped, whatever the order of the keys and
+    whichever chunk carries it; ``usage`` arrives in the last chunk.
+    """
+    if data.startswith("[DONE]") and data.strip() == "[DONE]":
+        state.done = True
+        return
+    payload = stream_payload(data, "the chat stream sent a chunk that is not JSON")
+    if payload is None:
+        return
+    if "error" in payload:
+        error = payload["error"]
+        message = error.get("message") if isinstance(error, dict) else error
+        raise ProviderError(f"the chat stream reported an error: {message}")
+    choice = _first_choice(payload)
+    if choice is not None:
+        delta = choice.get("delta")
+        if isinstance(delta, dict) and isinstance(delta.get("content"), str):
+            state.text.append(delta["content"])
+        if choice.get("finish_reason"):
+            state.finish_reason = str(choice["finish_reason"])
+    if isinstance(payload.get("usage"), dict):
+        state.usage = usage_of(payload["usage"], *_USAGE_KEYS)
+
+
+WIRE = WireFormat("openai", encode, decode, stream_event)
