@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from ._runner import ROOT, SUITE, run_pytest
+from ..support.runner import ROOT, SUITE, run_pytest
 
 HARNESS = "node examples/advisor-js/harness.js"
 

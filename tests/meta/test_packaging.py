@@ -1,7 +1,7 @@
 """The suite runs from an installed wheel, from any directory, with its fixtures, snapshots and declared dependencies.
 
 The wheel is installed into a fresh virtual environment that holds only the
-wheel's declared dependencies (``tests/_wheelenv.py``), so an undeclared
+wheel's declared dependencies (``tests/support/wheelenv.py``), so an undeclared
 import fails here as it would on a user's machine.
 """
 
@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from ._runner import ROOT, clean_env, run_pytest
-from ._wheelenv import build_wheel, dependency_closure, make_env
+from ..support.runner import ROOT, clean_env, run_pytest
+from ..support.wheelenv import build_wheel, dependency_closure, make_env
 
 
 @pytest.fixture(scope="module")

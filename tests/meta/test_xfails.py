@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ._runner import SUITE, run_pytest
+from ..support.runner import SUITE, run_pytest
 
-BROKEN = "--impl=tests.broken.shaping:MarkerOffByOne"  # breaks elision.marker-format only
+BROKEN = "--impl=tests.fakes.broken.shaping:MarkerOffByOne"  # breaks elision.marker-format only
 SELECT = [f"{SUITE}/test_elision.py", "-q"]
 
 

@@ -1,6 +1,6 @@
 """Deliberately faulty harnesses for the suite's reliability tests: the reference's harness with one fault.
 
-    python tests/harnesses/faulty.py <fault> <after> <flag file>
+    python tests/fakes/faulty_harness.py <fault> <after> <flag file>
 
 The fault strikes once, on the ``after``-th operation after ``start``, unless
 the flag file exists (it is written when the fault strikes, so a restarted

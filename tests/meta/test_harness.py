@@ -11,9 +11,9 @@ import pytest
 
 from advisor_conformance._transport import SubprocessTransport
 
-from ._runner import ROOT, SUITE, run_pytest
+from ..support.runner import ROOT, SUITE, run_pytest
 
-FAULTY = f"cmd:{sys.executable} tests/harnesses/faulty.py"
+FAULTY = f"cmd:{sys.executable} tests/fakes/faulty_harness.py"
 # A handful of quick tests from several areas, in a fixed order.
 SELECTION = [f"{SUITE}/test_elision.py", "-k", "strings_up_to or strings_over or marker_reports", "-p",
              "no:randomly"]
@@ -25,7 +25,7 @@ def test_reference_through_the_harness_matches_in_process(tmp_path, progress):
     matrix = [{"id": "in-process", "target": "reference", "rules": None},
               {"id": "harness", "target": "cmd:advisor-conformance harness", "rules": None}]
     (tmp_path / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
-    run = run_pytest(SUITE, "--impl=reference", "-p", "tests._matrix", f"--matrix={tmp_path / 'matrix.json'}",
+    run = run_pytest(SUITE, "--impl=reference", "-p", "tests.support.matrix", f"--matrix={tmp_path / 'matrix.json'}",
                      f"--matrix-report={tmp_path / 'outcomes.jsonl'}", "-q", "-n", "2", progress=progress,
                      label="the suite in process and through the harness")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
@@ -83,7 +83,7 @@ def test_missing_harness_command_is_a_usage_error():
 
 def test_transport_replays_start_after_a_crash(tmp_path):
     """After the harness dies, the next operation restarts it and replays start first."""
-    transport = SubprocessTransport(f"{sys.executable} tests/harnesses/faulty.py crash 2 {tmp_path / 'struck'}",
+    transport = SubprocessTransport(f"{sys.executable} tests/fakes/faulty_harness.py crash 2 {tmp_path / 'struck'}",
                                     timeout=10, cwd=str(ROOT))
     try:
         first = transport.start()

@@ -22,7 +22,7 @@ from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-from ._runner import ROOT
+from ..support.runner import ROOT
 
 #: The bounds, as pyproject.toml states them. Change both together, then run .ci/lock.
 BOUNDS = {
@@ -94,7 +94,7 @@ def test_constraints_file_pins_every_installed_dependency():
     installed = {name: Version(importlib.metadata.version(name)) for name in JUDGING}
     if any(installed[name] != pins[canonicalize_name(name)] for name in JUDGING):
         pytest.skip("this environment was not installed with constraints.txt (the lowest pins, say)")
-    from ._wheelenv import dependency_closure
+    from ..support.wheelenv import dependency_closure
 
     unpinned = sorted(set(dependency_closure(extras=("dev",))) - set(pins))
     assert not unpinned, f"installed but not pinned in constraints.txt: {unpinned} (run .ci/lock)"

@@ -1,6 +1,6 @@
 """A pytest plugin of our own meta-tests: one session runs the conformance tests against many implementations.
 
-Loaded with ``-p tests._matrix --matrix=FILE --matrix-report=OUT`` next to an
+Loaded with ``-p tests.support.matrix --matrix=FILE --matrix-report=OUT`` next to an
 ordinary ``--impl=reference`` run of the suite. ``FILE`` is a JSON list of
 ``{"id", "target", "rules"}``: each implementation (an ``--impl`` target)
 runs the conformance tests that carry one of its ``rules`` (every test when

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ._runner import ROOT, SUITE, run_pytest
+from ..support.runner import ROOT, SUITE, run_pytest
 
 
 @pytest.fixture
@@ -37,14 +37,14 @@ def test_impl_from_another_directory_collects_the_suite(elsewhere):
 
 def test_report_header_names_the_implementation(elsewhere):
     """The report header names the implementation under test, its version, language and target."""
-    run = run_pytest("--impl=tests.adapters.renamed", "--co", cwd=elsewhere)
+    run = run_pytest("--impl=tests.fakes.renamed", "--co", cwd=elsewhere)
     assert "advisor-conformance: implementation under test: acme-advisor 0.1.0 (python), " \
-           "--impl=tests.adapters.renamed" in run.stdout, run.stdout[:2000]
+           "--impl=tests.fakes.renamed" in run.stdout, run.stdout[:2000]
 
 
 @pytest.mark.parametrize("target, message", [
     ("no_such_module_x", "cannot import 'no_such_module_x'"),
-    ("tests.adapters.renamed:missing", "has no attribute 'missing'"),
+    ("tests.fakes.renamed:missing", "has no attribute 'missing'"),
     ("not a target", "is not 'reference' or 'package.module[:object]'"),
 ], ids=["missing-module", "missing-object", "malformed"])
 def test_bad_targets_are_usage_errors(elsewhere, target, message):
@@ -85,20 +85,20 @@ def test_same_outcomes_under_xdist():
 def test_snapshots_of_another_implementation_go_to_its_own_directory(elsewhere):
     """Another implementation records its snapshots under snapshots/<name>/ where pytest runs, then is held to them."""
     select = ["-k", "test_rendered_request_matches_snapshot", "-q"]
-    record = run_pytest("--impl=tests.adapters.renamed", "--snapshot-update", *select, cwd=elsewhere)
+    record = run_pytest("--impl=tests.fakes.renamed", "--snapshot-update", *select, cwd=elsewhere)
     assert record.returncode == 0, record.stdout
     recorded = elsewhere / "snapshots" / "acme-advisor" / "test_snapshots.ambr"
     assert recorded.is_file(), list(elsewhere.rglob("*"))
-    again = run_pytest("--impl=tests.adapters.renamed", *select, cwd=elsewhere)
+    again = run_pytest("--impl=tests.fakes.renamed", *select, cwd=elsewhere)
     assert again.returncode == 0, again.stdout
-    changed = run_pytest("--impl=tests.adapters.renamed:Reworded", *select, cwd=elsewhere)
+    changed = run_pytest("--impl=tests.fakes.renamed:Reworded", *select, cwd=elsewhere)
     assert changed.returncode == 1, changed.stdout
     assert "Tell the agent what to do next." in changed.stdout, "the failure shows no diff of the changed prompt"
 
 
 def test_snapshot_directory_is_configurable(elsewhere):
     """--impl-snapshots puts an implementation's snapshots where the user says."""
-    run = run_pytest("--impl=tests.adapters.renamed", "--impl-snapshots=golden/requests", "--snapshot-update",
+    run = run_pytest("--impl=tests.fakes.renamed", "--impl-snapshots=golden/requests", "--snapshot-update",
                      "-k", "test_rendered_request_matches_snapshot", "-q", cwd=elsewhere)
     assert run.returncode == 0, run.stdout
     assert (elsewhere / "golden" / "requests" / "test_snapshots.ambr").is_file()

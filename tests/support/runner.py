@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: The conformance suite in this checkout, as a path pytest takes.
 SUITE = "conformance/advisor_conformance/tests"
 _PERCENT = re.compile(r"\[\s*(\d+)%\]\s*$")

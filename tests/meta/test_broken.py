@@ -1,8 +1,8 @@
 """Broken implementations make the tests of the rule they break fail, with messages that name it.
 
-Every rule of the catalogue has a broken implementation in ``tests/broken``
+Every rule of the catalogue has a broken implementation in ``tests/fakes/broken``
 (the reference with exactly that rule broken). All of them run in one pytest
-session (``tests/_matrix.py``), each against the tests of its own rule; the
+session (``tests/support/matrix.py``), each against the tests of its own rule; the
 tests of every broken implementation must fail, and every failure must name
 the rule and show the input. The same tests pass against the reference in the
 main run of the suite, so the failures come from the breakage.
@@ -17,8 +17,8 @@ import pytest
 
 from advisor_conformance.catalogue import load_catalogue
 
-from ._runner import ROOT, SUITE, run_pytest
-from .broken import load_registry
+from ..support.runner import ROOT, SUITE, run_pytest
+from ..fakes.broken import load_registry
 
 REGISTRY = load_registry()
 ENTRIES = sorted(REGISTRY.values(), key=lambda entry: entry.rule)
@@ -41,7 +41,7 @@ def broken_runs(tmp_path_factory, progress):
     (tmp / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
     # A broken implementation is the reference with one rule broken: its rendered requests are held to the
     # reference's snapshots, so a snapshot test fails only where the breakage changes a request.
-    run = run_pytest(SUITE, "--impl=reference", "-p", "tests._matrix", f"--matrix={tmp / 'matrix.json'}",
+    run = run_pytest(SUITE, "--impl=reference", "-p", "tests.support.matrix", f"--matrix={tmp / 'matrix.json'}",
                      f"--matrix-report={tmp / 'outcomes.jsonl'}", "-q", "-n", "2",
                      "--hypothesis-profile=advisor-conformance-noshrink",
                      f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",

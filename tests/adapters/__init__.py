@@ -1,1 +1,0 @@
-"""Well-behaved adapters for the suite's own tests (another name, other wording)."""
