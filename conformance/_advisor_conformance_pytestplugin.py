@@ -50,6 +50,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "test, or a listed test that passes, is an error",
     )
     group.addoption(
+        "--strict-should",
+        action="store_true",
+        default=False,
+        help="a failing test of a `should` rule (our recommendation where the spec is silent) fails the run "
+        "instead of warning (also the ini key conformance_strict_should = true)",
+    )
+    group.addoption(
         "--harness-timeout",
         type=float,
         default=None,
@@ -60,6 +67,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("conformance_snapshots", "directory of the implementation's snapshots (see --impl-snapshots)")
     parser.addini("conformance_harness_timeout", "see --harness-timeout", default="60")
     parser.addini("conformance_xfails_file", "see --xfails-file")
+    parser.addini("conformance_strict_should", "see --strict-should", default="false")
 
 
 def target_of(config: pytest.Config) -> str:

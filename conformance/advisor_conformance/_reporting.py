@@ -3,12 +3,32 @@
 Outcomes are taken from test reports (``pytest_runtest_logreport``), which
 carry each test's rule IDs in ``user_properties``; that also works on the
 pytest-xdist controller, which never sees the test items themselves.
+
+A test's outcome is ``passed``, ``failed``, ``warned`` (a `should` rule's test
+failed in a run that is not strict), ``xfailed``, or ``skipped``. A rule's
+outcome is, in this order of precedence: ``failed`` (some test failed),
+``warning`` (some test warned), ``xfailed`` (a known failure), ``passed``,
+``skipped`` (every test skipped), or ``no tests``.
+
+The JSON report (``--rule-report FILE``; format 1)::
+
+    {"format": 1,
+     "suite": {"name", "version", "protocol", "catalogue"},
+     "implementation": {...what describe answered...},
+     "run": {"target", "arguments", "strict_should", "started" (ISO 8601, UTC), "duration_s"},
+     "counts": {"rules": {outcome: n}, "tests": {outcome: n}},
+     "rules": [{"id", "area", "level", "tag", "outcome", "tests", "passed", "failed", "warned", "xfailed",
+                "skipped"}],
+     "tests": [{"nodeid", "rules", "outcome", "message"?}],
+     "collected": {rule ID: [node IDs]}}
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterable
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +36,10 @@ import pytest
 
 from .catalogue import Catalogue
 
-_ORDER = {"failed": 0, "passed": 1, "xfailed": 2, "skipped": 3}
+REPORT_FORMAT = 1
+TEST_OUTCOMES = ("failed", "warned", "xfailed", "passed", "skipped")
+RULE_OUTCOMES = ("failed", "warning", "xfailed", "passed", "skipped", "no tests")
+_ORDER = {outcome: rank for rank, outcome in enumerate(TEST_OUTCOMES)}
 
 
 def _rules_from(report: pytest.TestReport) -> list[str]:
@@ -35,12 +58,46 @@ def _message(report: pytest.TestReport, limit: int = 20000) -> str:
     return text if len(text) <= limit else text[:limit] + "\n…"
 
 
+def test_outcome(report: pytest.TestReport) -> str | None:
+    """The outcome this report gives its test, or None when the report decides nothing (a passing setup)."""
+    if hasattr(report, "wasxfail") and report.skipped:
+        return "xfailed"
+    if report.failed:
+        return "failed"
+    if report.skipped:
+        return "skipped"
+    if report.when == "call":
+        return "warned" if ("should_failed", True) in report.user_properties else "passed"
+    return None
+
+
+def rule_outcome(bucket: dict[str, int]) -> str:
+    """A rule's outcome from the outcomes of its tests."""
+    if bucket["failed"]:
+        return "failed"
+    if bucket["warned"]:
+        return "warning"
+    if bucket["xfailed"]:
+        return "xfailed"
+    if bucket["passed"]:
+        return "passed"
+    if bucket["skipped"]:
+        return "skipped"
+    return "no tests"
+
+
 class RuleTally:
     """Collects test outcomes by rule; prints and writes them at the end of the session."""
 
-    def __init__(self, catalogue: Catalogue, implementation: dict[str, Any]) -> None:
+    def __init__(self, catalogue: Catalogue, implementation: dict[str, Any], *, target: str = "",
+                 arguments: list[str] | None = None, strict: bool = False) -> None:
         self.catalogue = catalogue
         self.implementation = implementation
+        self.target = target
+        self.arguments = arguments or []
+        self.strict = strict
+        self.started = datetime.now(timezone.utc)
+        self.clock = time.monotonic()
         self.tests: dict[str, dict[str, Any]] = {}
         self.collected_rules: dict[str, list[str]] = {}
 
@@ -55,17 +112,10 @@ class RuleTally:
         rules = _rules_from(report)
         if not rules:
             return
-        entry = self.tests.setdefault(report.nodeid, {"nodeid": report.nodeid, "rules": rules, "outcome": None})
-        if hasattr(report, "wasxfail") and report.skipped:
-            outcome = "xfailed"
-        elif report.failed:
-            outcome = "failed"
-        elif report.skipped:
-            outcome = "skipped"
-        elif report.when == "call":
-            outcome = "passed"
-        else:
+        outcome = test_outcome(report)
+        if outcome is None:
             return
+        entry = self.tests.setdefault(report.nodeid, {"nodeid": report.nodeid, "rules": rules, "outcome": None})
         if entry["outcome"] is None or _ORDER[outcome] < _ORDER[entry["outcome"]]:
             entry["outcome"] = outcome
             if outcome != "passed":
@@ -79,28 +129,35 @@ class RuleTally:
             if test["outcome"] is None:
                 continue
             for rule_id in test["rules"]:
-                bucket = counts.setdefault(rule_id, {"passed": 0, "failed": 0, "skipped": 0, "xfailed": 0})
+                bucket = counts.setdefault(rule_id, dict.fromkeys(TEST_OUTCOMES, 0))
                 bucket[test["outcome"]] += 1
         rows = []
         for rule in self.catalogue.rules.values():
-            bucket = counts.get(rule.id, {"passed": 0, "failed": 0, "skipped": 0, "xfailed": 0})
-            total = sum(bucket.values())
-            if bucket["failed"]:
-                outcome = "failed"
-            elif bucket["passed"]:
-                outcome = "passed"
-            elif total:
-                outcome = "skipped"
-            else:
-                outcome = "no tests"
-            rows.append({"id": rule.id, "area": rule.area, "tag": rule.tag, "outcome": outcome, "tests": total, **bucket})
+            bucket = counts.get(rule.id, dict.fromkeys(TEST_OUTCOMES, 0))
+            rows.append({"id": rule.id, "area": rule.area, "level": rule.level, "tag": rule.tag,
+                         "outcome": rule_outcome(bucket), "tests": sum(bucket.values()),
+                         **{outcome: bucket[outcome] for outcome in TEST_OUTCOMES}})
         return rows
 
     def report(self) -> dict[str, Any]:
+        from . import __version__
+        from ._protocol import PROTOCOL_VERSION
+
+        rows = self.by_rule()
+        tests = sorted(self.tests.values(), key=lambda test: test["nodeid"])
+        rule_counts = {outcome: sum(1 for row in rows if row["outcome"] == outcome) for outcome in RULE_OUTCOMES}
+        test_counts = {outcome: sum(1 for test in tests if test["outcome"] == outcome) for outcome in TEST_OUTCOMES}
         return {
+            "format": REPORT_FORMAT,
+            "suite": {"name": "advisor-conformance", "version": __version__, "protocol": PROTOCOL_VERSION,
+                      "catalogue": self.catalogue.version},
             "implementation": self.implementation,
-            "rules": self.by_rule(),
-            "tests": sorted(self.tests.values(), key=lambda test: test["nodeid"]),
+            "run": {"target": self.target, "arguments": self.arguments, "strict_should": self.strict,
+                    "started": self.started.isoformat(timespec="seconds"),
+                    "duration_s": round(time.monotonic() - self.clock, 3)},
+            "counts": {"rules": rule_counts, "tests": test_counts},
+            "rules": rows,
+            "tests": tests,
             "collected": {rule_id: sorted(nodeids) for rule_id, nodeids in sorted(self.collected_rules.items())},
         }
 
@@ -116,16 +173,28 @@ class RuleTally:
 
     @pytest.hookimpl(trylast=True)  # after the other plugins' sections: the table ends the report
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
-        if not config.getoption("rule_summary") or hasattr(config, "workerinput"):
+        if hasattr(config, "workerinput"):
+            return
+        warned = [test for test in self.tests.values() if test["outcome"] == "warned"]
+        if warned:
+            terminalreporter.write_sep("=", f"advisor-conformance: {len(warned)} warned (should rules; "
+                                            "--strict-should makes them fail)", yellow=True)
+            for test in sorted(warned, key=lambda t: t["nodeid"]):
+                first = test.get("message", "").split("\n", 1)[0]
+                terminalreporter.write_line(f"WARNED {test['nodeid']} - {first[:300]}")
+        if not config.getoption("rule_summary"):
             return
         rows = self.by_rule()
         name = f"{self.implementation.get('name')} {self.implementation.get('version')}"
         terminalreporter.write_sep("=", f"advisor-conformance: outcome per rule ({name})")
         width = max(len(row["id"]) for row in rows)
-        terminalreporter.write_line(f"{'rule':<{width}}  {'outcome':<8}  tests")
+        terminalreporter.write_line(f"{'rule':<{width}}  {'level':<6}  {'outcome':<8}  failed/tests")
+        colours = {"failed": {"red": True}, "passed": {"green": True}, "warning": {"yellow": True},
+                   "xfailed": {"yellow": True}}
         for row in rows:
-            markup = {"failed": {"red": True}, "passed": {"green": True}}.get(row["outcome"], {"yellow": True})
-            terminalreporter.write_line(f"{row['id']:<{width}}  {row['outcome']:<8}  {row['tests']}", **markup)
+            failing = row["failed"] + row["warned"]
+            terminalreporter.write_line(f"{row['id']:<{width}}  {row['level']:<6}  {row['outcome']:<8}  "
+                                        f"{failing}/{row['tests']}", **colours.get(row["outcome"], {"yellow": True}))
         totals: dict[str, int] = {}
         for row in rows:
             totals[row["outcome"]] = totals.get(row["outcome"], 0) + 1

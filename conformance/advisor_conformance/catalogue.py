@@ -15,6 +15,7 @@ from pathlib import Path
 from ._paths import RULES_FILE
 
 TAGS = ("SPEC", "ORIGIN", "WIRE", "CHOICE")
+LEVELS = ("must", "should")
 RULE_ID = re.compile(r"^[a-z][a-z0-9]*\.[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
@@ -36,15 +37,22 @@ class Rule:
     statement: str
     tag: str
     source: str
+    level: str = "must"
+    why: str = ""
 
     def to_json(self) -> dict[str, str]:
-        return {"id": self.id, "area": self.area, "statement": self.statement, "tag": self.tag, "source": self.source}
+        out = {"id": self.id, "area": self.area, "level": self.level, "statement": self.statement, "tag": self.tag,
+               "source": self.source}
+        if self.why:
+            out["why"] = self.why
+        return out
 
 
 @dataclass(frozen=True, slots=True)
 class Catalogue:
     areas: dict[str, Area]
     rules: dict[str, Rule]
+    version: str = ""
 
     def __contains__(self, rule_id: object) -> bool:
         return rule_id in self.rules
@@ -76,8 +84,10 @@ def parse_catalogue(text: str, origin: str = "rules.toml") -> Catalogue:
     rules: dict[str, Rule] = {}
     for index, raw in enumerate(data.get("rule", [])):
         where = f"{origin}: rule[{index}] ({raw.get('id', '?')})"
-        if set(raw) != {"id", "tag", "statement", "source"}:
-            raise CatalogueError(f"{where}: expected the keys id, tag, statement, source; got {sorted(raw)}")
+        keys = {"id", "tag", "level", "statement", "source"}
+        if not keys <= set(raw) <= keys | {"why"}:
+            raise CatalogueError(f"{where}: expected the keys id, tag, level, statement, source (and why); "
+                                 f"got {sorted(raw)}")
         rule_id = raw["id"]
         if not RULE_ID.match(rule_id):
             raise CatalogueError(f"{where}: the ID must look like area.rule-name")
@@ -88,11 +98,25 @@ def parse_catalogue(text: str, origin: str = "rules.toml") -> Catalogue:
             raise CatalogueError(f"{where}: unknown area {area!r}")
         if raw["tag"] not in TAGS:
             raise CatalogueError(f"{where}: tag must be one of {', '.join(TAGS)}")
+        if raw["level"] not in LEVELS:
+            raise CatalogueError(f"{where}: level must be one of {', '.join(LEVELS)}")
+        if (raw["level"] == "should") != bool(raw.get("why", "").strip()):
+            raise CatalogueError(f"{where}: a should rule says why in `why`, and only a should rule has one")
         for key in ("statement", "source"):
             if not raw[key].strip():
                 raise CatalogueError(f"{where}: {key} is empty")
-        rules[rule_id] = Rule(rule_id, area, raw["statement"], raw["tag"], raw["source"])
-    return Catalogue(areas, rules)
+        rules[rule_id] = Rule(rule_id, area, raw["statement"], raw["tag"], raw["source"], raw["level"],
+                              raw.get("why", "").strip())
+    return Catalogue(areas, rules, fingerprint(rules))
+
+
+def fingerprint(rules: dict[str, Rule]) -> str:
+    """A short digest of every rule's ID, level, tag, statement and source: it changes with any of them."""
+    import hashlib
+    import json
+
+    text = json.dumps([rule.to_json() for rule in rules.values()], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
 @cache

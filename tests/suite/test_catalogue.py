@@ -46,15 +46,15 @@ def test_catalogue_spans_every_area_of_the_spec():
 @pytest.mark.parametrize(
     "text, problem",
     [
-        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="SPEC"\nstatement="s"\nsource="q"\n'
-         '[[rule]]\nid="a.x"\ntag="SPEC"\nstatement="s"\nsource="q"\n', "duplicate rule ID"),
-        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.Bad_Name"\ntag="SPEC"\nstatement="s"\n'
+        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="SPEC"\nlevel="must"\nstatement="s"\nsource="q"\n'
+         '[[rule]]\nid="a.x"\ntag="SPEC"\nlevel="must"\nstatement="s"\nsource="q"\n', "duplicate rule ID"),
+        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.Bad_Name"\ntag="SPEC"\nlevel="must"\nstatement="s"\n'
          'source="q"\n', "area.rule-name"),
-        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="b.x"\ntag="SPEC"\nstatement="s"\nsource="q"\n',
+        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="b.x"\ntag="SPEC"\nlevel="must"\nstatement="s"\nsource="q"\n',
          "unknown area"),
-        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="MAYBE"\nstatement="s"\nsource="q"\n',
+        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="MAYBE"\nlevel="must"\nstatement="s"\nsource="q"\n',
          "tag must be"),
-        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="SPEC"\nstatement=" "\nsource="q"\n',
+        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="SPEC"\nlevel="must"\nstatement=" "\nsource="q"\n',
          "statement is empty"),
     ],
     ids=["duplicate", "bad-id", "unknown-area", "unknown-tag", "empty-statement"],
