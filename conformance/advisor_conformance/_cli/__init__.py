@@ -1,21 +1,21 @@
-"""The ``advisor-conformance`` command: one module per subcommand.
+"""The ``advisor-conformance`` command: one module per subcommand, found in this package.
 
-Each subcommand module has ``NAME``, ``HELP`` (one line for the command list),
-``DESCRIPTION`` (its ``--help`` text), ``add_arguments(parser)`` and
-``run(args, extra) -> int``; ``extra`` holds the arguments the parser did not
-know, which only ``run`` accepts (they go to pytest).
+Each subcommand module has ``NAME``, ``ORDER`` (its place in ``--help``),
+``HELP`` (one line for the command list), ``DESCRIPTION`` (its ``--help``
+text), ``add_arguments(parser)`` and ``run(args, extra) -> int``; ``extra``
+holds the arguments the parser did not know, which only a module with
+``PASSES_EXTRA = True`` accepts (``run`` hands them to pytest). A new
+subcommand is a new module here; nothing else changes.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import pkgutil
 import sys
 from importlib import import_module
 from types import ModuleType
-
-#: The subcommands, in the order ``--help`` lists them.
-COMMANDS = ("run", "rules", "where", "harness")
 
 DESCRIPTION = """\
 The conformance suite of the LLM advisor sub-agent: run it against an implementation (the reference by
@@ -28,8 +28,11 @@ default), read its rules, and serve a Python implementation over the harness pro
 """
 
 
-def _module(name: str) -> ModuleType:
-    return import_module(f"{__name__}.{name.replace('-', '_')}")
+def commands() -> list[ModuleType]:
+    """The subcommand modules of this package, in their ``ORDER``."""
+    found = [import_module(f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__)
+             if not info.name.startswith("_")]
+    return sorted(found, key=lambda module: (module.ORDER, module.NAME))
 
 
 def version_line() -> str:
@@ -43,11 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="advisor-conformance", description=DESCRIPTION,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=version_line())
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name in COMMANDS:
-        module = _module(name)
-        sub = commands.add_parser(module.NAME, help=module.HELP, description=module.DESCRIPTION,
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in commands():
+        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.DESCRIPTION,
+                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub.set_defaults(module=module)
         module.add_arguments(sub)
     return parser
 
@@ -55,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    module = _module(args.command)
+    module = args.module
     if extra and not getattr(module, "PASSES_EXTRA", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return module.run(args, extra)

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 NAME = "harness"
+ORDER = 90
 HELP = "serve a Python implementation over the harness protocol on stdin and stdout"
 DESCRIPTION = """\
 Serve a Python adapter (the reference by default) over the harness protocol: one JSON request per line on

@@ -8,6 +8,7 @@ import json
 from ..catalogue import load_catalogue
 
 NAME = "rules"
+ORDER = 20
 HELP = "print the rule catalogue"
 DESCRIPTION = """\
 Print the rule catalogue: one line per rule, its ID and statement separated by a tab; with --json, a list of

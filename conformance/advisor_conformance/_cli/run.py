@@ -9,6 +9,7 @@ import sys
 from .._paths import PACKAGE_DIR, TESTS_DIR
 
 NAME = "run"
+ORDER = 10
 HELP = "run the conformance suite and print the outcome of every rule"
 DESCRIPTION = """\
 Run the conformance suite against an implementation (the reference by default) and end with the outcome of

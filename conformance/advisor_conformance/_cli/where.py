@@ -10,6 +10,7 @@ import sys
 from ..catalogue import load_catalogue
 
 NAME = "where"
+ORDER = 30
 HELP = "show a rule: statement, level, source sentence, code, tests, vectors and snapshots"
 DESCRIPTION = """\
 Show one rule of the catalogue and everything that concerns it: its statement, level and tag, the spec
