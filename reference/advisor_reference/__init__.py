@@ -22,7 +22,13 @@ Public surface (everything else is private and may change):
   does not fit the model and costing no use; :class:`AdvisorCallFailed`,
   raised when the provider fails after the use was counted.
 
-``reference.adapter`` answers the conformance contract with all of this.
+The parts a variant replaces are methods of these classes (every step of
+:class:`RequestBuilder`, :class:`AdvisorHandler`, :class:`AdvisorRuntime`,
+:class:`PathPolicy`), the rule functions above, and the types they exchange
+(:class:`CappedContent`, :class:`UseGrant`, :func:`read_capped`, the
+defaults). Two more public modules: :mod:`advisor_reference.adapter` answers
+the conformance contract with all of this; :mod:`advisor_reference.wire` holds
+the provider encoders, the HTTP client and the breakpoint rules.
 """
 
 from __future__ import annotations
@@ -32,19 +38,19 @@ __version__ = "0.1.0"
 from collections.abc import Sequence
 
 from ._elision import MAX_TOOL_ARG_STRING_BYTES, cap_arguments, elide_bytes, elide_text, elision_marker
-from ._budget import BudgetStore, UseCounter
+from ._budget import DEFAULT_CHILD_MAX_USES, DEFAULT_MAX_USES, BudgetStore, UseCounter, UseGrant
 from ._errors import AdvisorInputError
-from ._files import MAX_FILE_BYTES, MAX_FILES, MAX_FILES_TOTAL_BYTES, LoadedFile, file_hash
+from ._files import MAX_FILE_BYTES, MAX_FILES, MAX_FILES_TOTAL_BYTES, CappedContent, LoadedFile, file_hash
 from ._gojson import go_json
 from ._handler import AdvisorCallFailed, AdvisorHandler, AdvisorRuntime, RuntimeConfig
 from ._prompt import MAX_QUESTION_BYTES, RequestBuilder
 from ._provider import Provider, ProviderAnswer, ProviderError, ProviderRequest, ScriptedProvider, ScriptedReply
-from ._sessions import CacheKeyStore, new_cache_key, transport_sessions
+from ._sessions import CACHE_KEY_SLOT, CacheKeyStore, new_cache_key, transport_sessions
 from ._strings import REFERENCE_STRINGS, DeclaredStrings
 from ._text import decode_utf8, trim_space
 from ._tool import TOOL_DEFINITION, ToolInput, decode_tool_input
 from ._transcript import Message, RenderedMessage, ToolCall, parse_transcript, transcript_to_json
-from ._workspace import FileRefused, PathPolicy, load_files
+from ._workspace import FileRefused, PathPolicy, load_files, read_capped
 
 
 def build_request(
@@ -58,6 +64,12 @@ def build_request(
 
 
 __all__ = [
+    "CACHE_KEY_SLOT",
+    "DEFAULT_CHILD_MAX_USES",
+    "DEFAULT_MAX_USES",
+    "CappedContent",
+    "UseGrant",
+    "read_capped",
     "TOOL_DEFINITION",
     "AdvisorCallFailed",
     "AdvisorHandler",

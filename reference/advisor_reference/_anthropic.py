@@ -46,8 +46,9 @@ def _block(text: str) -> dict[str, Any]:
 
 
 def assign_advisor_breakpoints(system: list[dict[str, Any]], messages: list[dict[str, Any]],
-                               spacing: int = BREAKPOINT_SPACING) -> None:
-    """Mark the last system block, then every ``spacing`` blocks back through all messages but the final one."""
+                               spacing: int = BREAKPOINT_SPACING, max_marks: int = MAX_BREAKPOINTS) -> None:
+    """Mark the last system block, then every ``spacing`` blocks back through all messages but the final one,
+    while the request holds fewer than ``max_marks`` marks."""
     marks = 0
     if system:
         system[-1]["cache_control"] = advisor_cache_control()
@@ -55,7 +56,7 @@ def assign_advisor_breakpoints(system: list[dict[str, Any]], messages: list[dict
     distance = 0
     for message in reversed(messages[:-1]):
         for block in reversed(message["content"]):
-            if marks >= MAX_BREAKPOINTS:
+            if marks >= max_marks:
                 return
             if distance % spacing == 0 and block.get("text"):
                 block["cache_control"] = advisor_cache_control()

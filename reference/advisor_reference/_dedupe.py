@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ._files import MAX_FILE_BYTES, LoadedFile, file_hash
@@ -55,32 +55,30 @@ def full_read(message: Message, line_truncation_marker: str) -> tuple[str, str] 
     return path, digest
 
 
-def latest_full_read_hashes(snapshot: Sequence[Message], line_truncation_marker: str) -> dict[str, str]:
-    """Map each display path to the ``file_hash`` of its most recent full read in the snapshot."""
+def latest_full_read_hashes(snapshot: Sequence[Message], line_truncation_marker: str = "",
+                            read_of: Callable[[Message], tuple[str, str] | None] | None = None) -> dict[str, str]:
+    """Map each display path to the ``file_hash`` of its most recent full read in the snapshot.
+
+    ``read_of`` replaces the full-read test (:func:`full_read` with the marker).
+    """
+    read_of = read_of or (lambda message: full_read(message, line_truncation_marker))
     hashes: dict[str, str] = {}
     for message in snapshot:
-        found = full_read(message, line_truncation_marker)
+        found = read_of(message)
         if found is not None:
             hashes[found[0]] = found[1]
     return hashes
 
 
-def dedupe_flags(files: Sequence[LoadedFile], snapshot: Sequence[Message], line_truncation_marker: str) -> list[bool]:
-    """For each file, whether it is sent without content.
+def may_dedupe(file: LoadedFile) -> bool:
+    """Whether a file can be deduped at all: it is not over :data:`MAX_FILE_BYTES` (files over the cap are never
+    deduped: their bytes are a prefix, and the read tool hashes whole files) and its bytes are the whole file."""
+    return file.size <= MAX_FILE_BYTES and file.complete
 
-    A file is deduped when it is not over :data:`MAX_FILE_BYTES` and its hash
-    matches the most recent full read of the same display path. Files over
-    the cap are never deduped: their bytes are a prefix, and the read tool
-    hashes whole files.
-    """
-    hashes = latest_full_read_hashes(snapshot, line_truncation_marker) if files else {}
-    flags = []
-    for file in files:
-        expected = hashes.get(file.path)
-        flags.append(
-            expected is not None
-            and file.size <= MAX_FILE_BYTES
-            and file.complete
-            and file_hash(file.data) == expected
-        )
-    return flags
+
+def dedupe_flags(files: Sequence[LoadedFile], hashes: dict[str, str],
+                 can_dedupe: Callable[[LoadedFile], bool] = may_dedupe,
+                 hash_of: Callable[[bytes], str] = file_hash) -> list[bool]:
+    """For each file, whether it is sent without content: it may be deduped and its hash matches the most
+    recent full read of the same display path (``hashes``, from :func:`latest_full_read_hashes`)."""
+    return [file.path in hashes and can_dedupe(file) and hash_of(file.data) == hashes[file.path] for file in files]

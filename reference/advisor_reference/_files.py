@@ -8,7 +8,7 @@ the caps see the same lengths as the origin's byte strings.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ._elision import elision_marker
@@ -82,7 +82,8 @@ class CappedContent:
         return CappedContent(kept, elision_marker(total))
 
 
-def cap_file_contents(files: Sequence[LoadedFile], deduped: Sequence[bool] = ()) -> list[CappedContent | None]:
+def cap_file_contents(files: Sequence[LoadedFile], deduped: Sequence[bool] = (),
+                      cap_one: Callable[[LoadedFile], CappedContent] | None = None) -> list[CappedContent | None]:
     """Apply the per-file cap, then the aggregate cap, in order; ``None`` for a deduped file.
 
     Per file, content over :data:`MAX_FILE_BYTES` becomes its prefix and a
@@ -91,14 +92,16 @@ def cap_file_contents(files: Sequence[LoadedFile], deduped: Sequence[bool] = ())
     to ``remaining`` bytes (its marker giving the length after the per-file
     cap) and its length is taken from ``remaining``, never below zero. A
     deduped file sends no content and takes nothing from ``remaining``.
+    ``cap_one`` replaces the per-file cap (:func:`cap_file`).
     """
+    cap_one = cap_one or cap_file
     remaining = MAX_FILES_TOTAL_BYTES
     out: list[CappedContent | None] = []
     for index, file in enumerate(files):
         if index < len(deduped) and deduped[index]:
             out.append(None)
             continue
-        content = cap_file(file)
+        content = cap_one(file)
         if len(content) > remaining:
             content = content.cut(remaining)
         remaining = max(0, remaining - len(content))
@@ -113,13 +116,14 @@ def cap_file(file: LoadedFile) -> CappedContent:
     return CappedContent(file.data[:MAX_FILE_BYTES], elision_marker(file.size))
 
 
-def file_block_parts(path: str, content: CappedContent) -> tuple[str, ...]:
+def file_block_parts(path: str, content: CappedContent,
+                     decode: Callable[[bytes], str] = decode_utf8) -> tuple[str, ...]:
     """The pieces of one file block: ``File: <path>``, a fenced block with the content, a blank line.
 
     Pieces, so the whole final message is joined once: a 32 KiB file is then
-    never copied into an intermediate block.
+    never copied into an intermediate block. ``decode`` writes the kept bytes as text.
     """
-    return (f"File: {path}\n```\n", decode_utf8(content.kept), content.marker, "\n```\n\n")
+    return (f"File: {path}\n```\n", decode(content.kept), content.marker, "\n```\n\n")
 
 
 def deduped_block_parts(path: str, notice: str) -> tuple[str, ...]:

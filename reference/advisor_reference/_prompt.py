@@ -10,20 +10,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ._dedupe import dedupe_flags
+from ._dedupe import dedupe_flags, full_read, latest_full_read_hashes, may_dedupe
 from ._elision import MAX_TOOL_ARG_STRING_BYTES, cap_arguments, elide_text
 from ._files import (
     CappedContent,
     LoadedFile,
+    cap_file,
     cap_file_contents,
     check_file_count,
     deduped_block_parts,
     file_block_parts,
+    file_hash,
 )
 from ._flatten import render_assistant, render_tool_result
 from ._gojson import go_json
 from ._strings import REFERENCE_STRINGS, DeclaredStrings
-from ._text import to_valid_unicode, trim_space
+from ._text import decode_utf8, to_valid_unicode, trim_space
 from ._transcript import Message, RenderedMessage, ToolCall
 
 MAX_QUESTION_BYTES = 4000
@@ -83,10 +85,14 @@ class RequestBuilder:
     def flatten_message(self, message: Message) -> RenderedMessage:
         """One message as text; reasoning content and metadata are not carried over."""
         if message.role == "tool":
-            return RenderedMessage("user", render_tool_result(message, self.strings.advisor_note_prefix))
+            return RenderedMessage("user", self.render_tool_result(message))
         if message.role == "assistant" and message.tool_calls:
             return RenderedMessage("assistant", render_assistant(message, self.render_tool_call))
         return RenderedMessage(message.role, message.content)
+
+    def render_tool_result(self, message: Message) -> str:
+        """``[tool_result: <name>]`` (or the advisor-note prefix), a newline, the content or ``(empty)``."""
+        return render_tool_result(message, self.strings.advisor_note_prefix)
 
     def render_tool_call(self, call: ToolCall) -> str:
         """``[tool_call: <name> <args-json>]``."""
@@ -118,19 +124,54 @@ class RequestBuilder:
         contents = self.cap_files(files, deduped)
         parts: list[str] = []
         for file, content in zip(files, contents, strict=True):
-            if content is None:
-                parts.extend(deduped_block_parts(file.path, self.strings.deduped_file_notice))
-            else:
-                parts.extend(file_block_parts(file.path, content))
+            parts.extend(self.deduped_block(file.path) if content is None else self.file_block(file.path, content))
         return parts
+
+    def file_block(self, path: str, content: CappedContent) -> tuple[str, ...]:
+        """The pieces of one file block: ``File: <path>``, the fenced content, a blank line."""
+        return file_block_parts(path, content, self.decode_content)
+
+    def deduped_block(self, path: str) -> tuple[str, ...]:
+        """The pieces of a deduped file's block: ``File: <path>``, the declared notice, a blank line."""
+        return deduped_block_parts(path, self.strings.deduped_file_notice)
+
+    def decode_content(self, data: bytes) -> str:
+        """A file's kept bytes as text: one U+FFFD per byte that is not part of valid UTF-8."""
+        return decode_utf8(data)
+
+    # -- dedupe ----------------------------------------------------------------
 
     def dedupe(self, files: Sequence[LoadedFile], snapshot: Sequence[Message]) -> list[bool]:
         """Which files are sent without content because the snapshot holds a matching full read."""
-        return dedupe_flags(files, snapshot, self.strings.line_truncation_marker)
+        if not files:
+            return []
+        return dedupe_flags(files, self.full_read_hashes(snapshot), self.may_dedupe, self.hash_file)
+
+    def full_read_hashes(self, snapshot: Sequence[Message]) -> dict[str, str]:
+        """Each display path's ``file_hash`` from its most recent full read in the snapshot."""
+        return latest_full_read_hashes(snapshot, read_of=self.full_read)
+
+    def full_read(self, message: Message) -> tuple[str, str] | None:
+        """``(path, file_hash)`` when a message is a full read of a file, else None."""
+        return full_read(message, self.strings.line_truncation_marker)
+
+    def may_dedupe(self, file: LoadedFile) -> bool:
+        """Whether a file can be deduped at all (not over the per-file cap, read whole)."""
+        return may_dedupe(file)
+
+    def hash_file(self, data: bytes) -> str:
+        """The read tool's ``file_hash`` of a file's bytes."""
+        return file_hash(data)
+
+    # -- caps -------------------------------------------------------------------
 
     def cap_files(self, files: Sequence[LoadedFile], deduped: Sequence[bool]) -> list[CappedContent | None]:
         """The per-file and aggregate caps; ``None`` for deduped files."""
-        return cap_file_contents(files, deduped)
+        return cap_file_contents(files, deduped, self.cap_file)
+
+    def cap_file(self, file: LoadedFile) -> CappedContent:
+        """The per-file cap: over 32768 bytes (by true size), the prefix and a marker with the true size."""
+        return cap_file(file)
 
     def render_question(self, question: str) -> str:
         """The question trimmed and capped at 4000 bytes, then a blank line; nothing when blank."""

@@ -8,30 +8,26 @@ import threading
 from collections.abc import Mapping
 from dataclasses import replace
 
-from advisor_reference._budget import (
+from advisor_reference import (
+    CACHE_KEY_SLOT,
     DEFAULT_CHILD_MAX_USES,
     DEFAULT_MAX_USES,
-    BudgetStore,
-    UseCounter,
-    UseGrant,
-)
-from advisor_reference._errors import AdvisorInputError, reject_unknown_keys
-from advisor_reference._files import MAX_FILE_BYTES
-from advisor_reference._handler import (
+    MAX_FILE_BYTES,
     AdvisorCallFailed,
     AdvisorHandler,
+    AdvisorInputError,
     AdvisorRuntime,
-    RuntimeConfig,
-)
-from advisor_reference._sessions import CACHE_KEY_SLOT, new_cache_key
-from advisor_reference._text import trim_space
-from advisor_reference._tool import decode_tool_input
-from advisor_reference._workspace import (
+    BudgetStore,
     FileRefused,
     PathPolicy,
-    _inside,
+    RuntimeConfig,
+    UseCounter,
+    UseGrant,
+    decode_tool_input,
     load_files,
+    new_cache_key,
     read_capped,
+    trim_space,
 )
 from advisor_reference.adapter import ReferenceAdapter
 
@@ -118,8 +114,9 @@ class StrictToolInput(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):
             def decode(self, raw_input):
-                if isinstance(raw_input, Mapping):
-                    reject_unknown_keys(raw_input, frozenset({"question", "files"}), "input")
+                unknown = sorted(set(raw_input) - {"question", "files"}) if isinstance(raw_input, Mapping) else []
+                if unknown:
+                    raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=f"input.{unknown[0]}")
                 return super().decode(raw_input)
 
 
@@ -154,12 +151,17 @@ class BlockedPathAsSpelt(ReferenceAdapter):
         policy_class = _SpeltBlockedPolicy
 
 
+def _lexically_inside(path, root):
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
 class _LexicalBlockedPolicy(PathPolicy):
     """The blocked-path check compares normalised paths lexically, without following links."""
 
     def is_blocked(self, raw, real):
         lexical = os.path.normpath(os.path.join(self.work_dir, raw))
-        return any(_inside(lexical, os.path.normpath(os.path.join(self.work_dir, blocked))) for blocked in self.blocked)
+        return any(_lexically_inside(lexical, os.path.normpath(os.path.join(self.work_dir, blocked)))
+                   for blocked in self.blocked)
 
 
 @breaks("workspace.symlinks", "the blocked-path check is lexical (normpath, no realpath), so a link into a blocked "
@@ -173,7 +175,7 @@ class _LexicalConfinementPolicy(PathPolicy):
     """Confinement compares the normalised path lexically, without following links."""
 
     def is_outside(self, raw, real):
-        return not _inside(os.path.normpath(os.path.join(self.work_dir, raw)), os.path.normpath(self.work_dir))
+        return not _lexically_inside(os.path.normpath(os.path.join(self.work_dir, raw)), os.path.normpath(self.work_dir))
 
 
 @breaks("workspace.confinement", "confinement checks the normalised path lexically, so a link that leads out of the "

@@ -9,13 +9,16 @@ import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from advisor_reference import RequestBuilder, decode_utf8, elide_text, file_hash
-from advisor_reference._dedupe import full_read, latest_full_read_hashes
-from advisor_reference._elision import elision_marker
-from advisor_reference._files import MAX_FILE_BYTES, MAX_FILES_TOTAL_BYTES, CappedContent, cap_file, file_block_parts
-from advisor_reference._flatten import render_assistant
-from advisor_reference._text import trim_space
-from advisor_reference._transcript import ROLES, RenderedMessage
+from advisor_reference import (
+    MAX_FILE_BYTES,
+    CappedContent,
+    RenderedMessage,
+    RequestBuilder,
+    decode_utf8,
+    elide_text,
+    elision_marker,
+    trim_space,
+)
 from advisor_reference.adapter import ReferenceAdapter
 
 from . import breaks
@@ -98,22 +101,20 @@ class QuestionBeforeFiles(ReferenceAdapter):
 class NoAggregateCap(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def cap_files(self, files, deduped):
-            return [None if flag else cap_file(f) for f, flag in zip(files, deduped)]
+            return [None if flag else self.cap_file(f) for f, flag in zip(files, deduped)]
 
 
 @breaks("dedupe.full-read-definition", "any read of the path with a matching hash dedupes, partial reads included")
 class DedupeOnPartialRead(ReferenceAdapter):
     class builder_class(RequestBuilder):
-        def dedupe(self, files, snapshot):
-            hashes = {}
-            for message in snapshot:
-                if message.role == "tool" and message.name == "read":
-                    try:
-                        result = json.loads(message.content)
-                        hashes[result["path"]] = result["file_hash"]
-                    except (ValueError, KeyError, TypeError):
-                        continue
-            return [f.size <= MAX_FILE_BYTES and hashes.get(f.path) == file_hash(f.data) for f in files]
+        def full_read(self, message):
+            if message.role == "tool" and message.name == "read":
+                try:
+                    result = json.loads(message.content)
+                    return result["path"], result["file_hash"]
+                except (ValueError, KeyError, TypeError):
+                    return None
+            return None
 
 
 @breaks("files.max-count", "the file count check is off by one: nine files pass")
@@ -127,13 +128,8 @@ class NineFilesAllowed(ReferenceAdapter):
 @breaks("files.invalid-utf8", "invalid UTF-8 is decoded with Python's errors='replace' (one U+FFFD per bad sequence)")
 class PythonReplaceDecoding(ReferenceAdapter):
     class builder_class(RequestBuilder):
-        def render_files(self, files, snapshot):
-            contents = self.cap_files(files, self.dedupe(files, snapshot))
-            return [
-                f"File: {f.path}\n{self.strings.deduped_file_notice}\n\n" if content is None
-                else f"File: {f.path}\n```\n{content.kept.decode('utf-8', 'replace')}{content.marker}\n```\n\n"
-                for f, content in zip(files, contents)
-            ]
+        def decode_content(self, data):
+            return data.decode("utf-8", "replace")
 
 
 # -- helpers of the broken implementations below ------------------------------------------------------
@@ -150,22 +146,6 @@ class _DeclaresOneRendersAnother(ReferenceAdapter):
 
     def describe(self, params=None):
         return {**super().describe(params), "strings": self.strings.to_json()}
-
-
-def _cap_in_order(files, deduped, cap_one):
-    """The reference's per-file-then-aggregate loop, with ``cap_one`` as the per-file cap."""
-    remaining = MAX_FILES_TOTAL_BYTES
-    out = []
-    for file, flag in zip(files, deduped, strict=True):
-        if flag:
-            out.append(None)
-            continue
-        content = cap_one(file)
-        if len(content) > remaining:
-            content = content.cut(remaining)
-        remaining = max(0, remaining - len(content))
-        out.append(content)
-    return out
 
 
 # -- transcript ------------------------------------------------------------------------------------------
@@ -189,7 +169,7 @@ class UnknownRolesSkipped(ReferenceAdapter):
         if isinstance(params, Mapping) and isinstance(params.get("transcript"), list):
             kept = [message for message in params["transcript"]
                     if not (isinstance(message, Mapping) and isinstance(message.get("role"), str)
-                            and message["role"] not in ROLES)]
+                            and message["role"] not in ("system", "user", "assistant", "tool"))]
             params = {**params, "transcript": kept}
         return super().shape(params)
 
@@ -295,10 +275,13 @@ class BlankLineBeforeCalls(ReferenceAdapter):
 class ParallelCallIdsShown(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def flatten_message(self, message):
+            rendered = super().flatten_message(message)
             if message.role == "assistant" and len(message.tool_calls) > 1:
-                return RenderedMessage("assistant", render_assistant(
-                    message, lambda call: f"{self.render_tool_call(call)[:-1]} id={call.id}]"))
-            return super().flatten_message(message)
+                lines = rendered.content.split("\n")
+                calls = lines[len(lines) - len(message.tool_calls):]
+                tagged = [f"{line[:-1]} id={call.id}]" for line, call in zip(calls, message.tool_calls)]
+                return RenderedMessage("assistant", "\n".join([*lines[:len(lines) - len(calls)], *tagged]))
+            return rendered
 
 
 _JSON_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|.)')
@@ -333,21 +316,19 @@ class PythonJsonDumps(ReferenceAdapter):
 @breaks("flatten.tool-result", "tool-result content is trimmed of surrounding white space before it is rendered")
 class ToolResultTrimmed(ReferenceAdapter):
     class builder_class(RequestBuilder):
-        def flatten_message(self, message):
-            if message.role == "tool" and message.name != "advisor":
-                return RenderedMessage("user", f"[tool_result: {message.name}]\n{message.content.strip() or '(empty)'}")
-            return super().flatten_message(message)
+        def render_tool_result(self, message):
+            if message.name != "advisor":
+                message = replace(message, content=message.content.strip())
+            return super().render_tool_result(message)
 
 
 @breaks("flatten.empty-tool-result", "the (empty) placeholder is forgotten: an empty result is its prefix and a bare "
                                      "newline")
 class EmptyResultLeftBlank(ReferenceAdapter):
     class builder_class(RequestBuilder):
-        def flatten_message(self, message):
-            if message.role == "tool" and not message.content:
-                prefix = self.strings.advisor_note_prefix if message.name == "advisor" else f"[tool_result: {message.name}]"
-                return RenderedMessage("user", prefix + "\n")
-            return super().flatten_message(message)
+        def render_tool_result(self, message):
+            rendered = super().render_tool_result(message)
+            return rendered.removesuffix("(empty)") if not message.content else rendered
 
 
 @breaks("flatten.tool-result-uncapped", "tool results are capped at 32 KiB with the elision marker, like caller files")
@@ -426,23 +407,18 @@ class KeysElided(ReferenceAdapter):
 @breaks("files.per-file-cap", "a file of exactly 32768 bytes is elided too (>= instead of >)")
 class PerFileCapInclusive(ReferenceAdapter):
     class builder_class(RequestBuilder):
-        def cap_files(self, files, deduped):
-            def cap_one(file):
-                if file.size < MAX_FILE_BYTES:
-                    return CappedContent(file.data)
-                return CappedContent(file.data[:MAX_FILE_BYTES], elision_marker(file.size))
-            return _cap_in_order(files, deduped, cap_one)
+        def cap_file(self, file):
+            if file.size == MAX_FILE_BYTES:
+                return CappedContent(file.data, elision_marker(file.size))
+            return super().cap_file(file)
 
 
 @breaks("files.true-size", "the per-file marker's N counts the bytes read, not the size on disk")
 class MarkerCountsBytesRead(ReferenceAdapter):
     class builder_class(RequestBuilder):
-        def cap_files(self, files, deduped):
-            def cap_one(file):
-                if file.size <= MAX_FILE_BYTES:
-                    return CappedContent(file.data)
-                return CappedContent(file.data[:MAX_FILE_BYTES], elision_marker(len(file.data)))
-            return _cap_in_order(files, deduped, cap_one)
+        def cap_file(self, file):
+            capped = super().cap_file(file)
+            return CappedContent(capped.kept, elision_marker(len(file.data))) if capped.marker else capped
 
 
 @breaks("files.render-format", "files are gathered in a dict keyed by path, so a repeated path is rendered once, "
@@ -497,13 +473,12 @@ class QuestionSingleNewline(ReferenceAdapter):
 class DedupeBySuffix(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def dedupe(self, files, snapshot):
-            hashes = latest_full_read_hashes(snapshot, self.strings.line_truncation_marker)
+            hashes = self.full_read_hashes(snapshot)
             flags = []
             for file in files:
                 matches = [digest for path, digest in hashes.items()
                            if path == file.path or path.endswith("/" + file.path)]
-                flags.append(bool(matches) and file.size <= MAX_FILE_BYTES and file.complete
-                             and file_hash(file.data) == matches[-1])
+                flags.append(bool(matches) and self.may_dedupe(file) and self.hash_file(file.data) == matches[-1])
             return flags
 
 
@@ -512,18 +487,15 @@ class DedupeBySuffix(ReferenceAdapter):
 class AnyFullReadCounts(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def dedupe(self, files, snapshot):
-            seen = {found for message in snapshot
-                    if (found := full_read(message, self.strings.line_truncation_marker)) is not None}
-            return [file.size <= MAX_FILE_BYTES and file.complete and (file.path, file_hash(file.data)) in seen
-                    for file in files]
+            seen = {found for message in snapshot if (found := self.full_read(message)) is not None}
+            return [self.may_dedupe(file) and (file.path, self.hash_file(file.data)) in seen for file in files]
 
 
 @breaks("dedupe.over-cap-never", "the size check is forgotten: a file over 32768 bytes whose hash matches is deduped")
 class OverCapDeduped(ReferenceAdapter):
     class builder_class(RequestBuilder):
-        def dedupe(self, files, snapshot):
-            hashes = latest_full_read_hashes(snapshot, self.strings.line_truncation_marker)
-            return [hashes.get(file.path) == file_hash(file.data) for file in files]
+        def may_dedupe(self, file):
+            return True
 
 
 @breaks("dedupe.read-result-shape", "the tool name is not checked: any tool result whose content parses as a read "
@@ -539,21 +511,18 @@ class AnyToolIsARead(ReferenceAdapter):
                                          "a result the origin cannot decode counts as a full read")
 class LineNumbersCoerced(ReferenceAdapter):
     class builder_class(RequestBuilder):
-        def dedupe(self, files, snapshot):
-            hashes = {}
-            for message in snapshot:
-                if message.role != "tool" or message.name != "read":
-                    continue
-                try:
-                    result = json.loads(message.content)
-                    path, digest, output = str(result["path"]), str(result["file_hash"]), str(result.get("output", ""))
-                    start, end, total = int(result["start_line"]), int(result["end_line"]), int(result["total_lines"])
-                except (ValueError, KeyError, TypeError):
-                    continue
-                if start == 1 and end == total > 0 and self.strings.line_truncation_marker not in output:
-                    hashes[path] = digest
-            return [file.size <= MAX_FILE_BYTES and file.complete and hashes.get(file.path) == file_hash(file.data)
-                    for file in files]
+        def full_read(self, message):
+            if message.role != "tool" or message.name != "read":
+                return None
+            try:
+                result = json.loads(message.content)
+                path, digest, output = str(result["path"]), str(result["file_hash"]), str(result.get("output", ""))
+                start, end, total = int(result["start_line"]), int(result["end_line"]), int(result["total_lines"])
+            except (ValueError, KeyError, TypeError):
+                return None
+            if start == 1 and end == total > 0 and self.strings.line_truncation_marker not in output:
+                return path, digest
+            return None
 
 
 def _hash_with_python_rstrip(data):
@@ -564,24 +533,15 @@ def _hash_with_python_rstrip(data):
 @breaks("dedupe.file-hash", "lines are stripped with bytes.rstrip(), which also strips vertical tabs and form feeds")
 class HashStripsAllWhiteSpace(ReferenceAdapter):
     class builder_class(RequestBuilder):
-        def dedupe(self, files, snapshot):
-            hashes = latest_full_read_hashes(snapshot, self.strings.line_truncation_marker)
-            return [file.size <= MAX_FILE_BYTES and file.complete
-                    and hashes.get(file.path) == _hash_with_python_rstrip(file.data) for file in files]
+        def hash_file(self, data):
+            return _hash_with_python_rstrip(data)
 
 
 @breaks("dedupe.notice", "a deduped file reuses the file template: the notice is rendered inside the code fence")
 class NoticeInsideFence(ReferenceAdapter):
     class builder_class(RequestBuilder):
-        def render_files(self, files, snapshot):
-            contents = self.cap_files(files, self.dedupe(files, snapshot))
-            parts = []
-            for file, content in zip(files, contents, strict=True):
-                if content is None:
-                    parts.append(f"File: {file.path}\n```\n{self.strings.deduped_file_notice}\n```\n\n")
-                else:
-                    parts.extend(file_block_parts(file.path, content))
-            return parts
+        def deduped_block(self, path):
+            return (f"File: {path}\n```\n{self.strings.deduped_file_notice}\n```\n\n",)
 
 
 # -- in-flight -------------------------------------------------------------------------------------------

@@ -7,13 +7,10 @@ import copy
 import dataclasses
 import json
 
-from advisor_reference import _anthropic, _codex, _openai
-from advisor_reference._http import HttpProvider, StreamRequired
-from advisor_reference._provider import ProviderError
-from advisor_reference._text import trim_space
-from advisor_reference._transcript import RenderedMessage
-from advisor_reference._wire import HttpRequest, WireFormat
+from advisor_reference import ProviderError, RenderedMessage, trim_space
+from advisor_reference import wire as reference_wire
 from advisor_reference.adapter import ReferenceAdapter
+from advisor_reference.wire import WIRES, HttpProvider, HttpRequest, StreamRequired, WireFormat
 
 from . import breaks
 
@@ -43,14 +40,14 @@ class BreakpointSpacing16(AnthropicBodyRewrite):
         if request.advisor_cache_profile:
             for block in all_blocks(body):
                 block.pop("cache_control", None)
-            _anthropic.assign_advisor_breakpoints(body.get("system", []), body["messages"], spacing=16)
+            reference_wire.assign_advisor_breakpoints(body.get("system", []), body["messages"], spacing=16)
 
 
 @breaks("breakpoints.final-unmarked", "the final message gets a breakpoint too")
 class FinalMessageMarked(AnthropicBodyRewrite):
     def rewrite(self, body, request):
         if request.advisor_cache_profile and body["messages"]:
-            body["messages"][-1]["content"][-1]["cache_control"] = _anthropic.advisor_cache_control()
+            body["messages"][-1]["content"][-1]["cache_control"] = reference_wire.advisor_cache_control()
 
 
 @breaks("breakpoints.advisor-ttl", "advisor breakpoints keep the default five-minute TTL")
@@ -141,7 +138,7 @@ def _underscore_affinity(body, headers, request, stream):
 
 @breaks("wire.codex-affinity", "the Codex affinity headers are spelt session_id and thread_id, with underscores "
         "(which proxies drop), instead of session-id and thread-id")
-class CodexAffinityUnderscores(wire_variant(rewritten(_codex.WIRE, _underscore_affinity))):
+class CodexAffinityUnderscores(wire_variant(rewritten(WIRES["codex"], _underscore_affinity))):
     pass
 
 
@@ -152,7 +149,7 @@ def _cache_key_as_user(body, headers, request, stream):
 
 @breaks("wire.openai-cache-key", "chat completions carry the cache key in the older `user` field instead of "
         "prompt_cache_key")
-class OpenAICacheKeyAsUser(wire_variant(rewritten(_openai.WIRE, _cache_key_as_user))):
+class OpenAICacheKeyAsUser(wire_variant(rewritten(WIRES["openai"], _cache_key_as_user))):
     pass
 
 
@@ -162,7 +159,7 @@ def _no_stream_options(body, headers, request, stream):
 
 @breaks("wire.openai-stream-usage", "a streaming chat request sets stream but forgets "
         "stream_options.include_usage, so the stream carries no usage")
-class OpenAIStreamWithoutUsage(wire_variant(rewritten(_openai.WIRE, _no_stream_options))):
+class OpenAIStreamWithoutUsage(wire_variant(rewritten(WIRES["openai"], _no_stream_options))):
     pass
 
 
@@ -174,7 +171,7 @@ def _merge_system(messages):
 
 @breaks("wire.anthropic-system-blocks", "all system messages are merged into one system text block, joined by "
         "blank lines, instead of one block each")
-class AnthropicSystemMerged(wire_variant(preprocessed(_anthropic.WIRE, _merge_system))):
+class AnthropicSystemMerged(wire_variant(preprocessed(WIRES["anthropic"], _merge_system))):
     pass
 
 
@@ -184,7 +181,7 @@ def _trim_messages(messages):
 
 @breaks("wire.anthropic-messages", "the text of every message is trimmed, and messages blank after trimming are "
         "left out like blank system messages")
-class AnthropicMessagesTrimmed(wire_variant(preprocessed(_anthropic.WIRE, _trim_messages))):
+class AnthropicMessagesTrimmed(wire_variant(preprocessed(WIRES["anthropic"], _trim_messages))):
     pass
 
 
@@ -193,7 +190,7 @@ def _doubled_v1(body, headers, request, stream):
 
 
 @breaks("wire.endpoints", "chat completions go to /v1/chat/completions although the base URL already ends in /v1")
-class OpenAIPathWithV1(wire_variant(rewritten(_openai.WIRE, _doubled_v1))):
+class OpenAIPathWithV1(wire_variant(rewritten(WIRES["openai"], _doubled_v1))):
     pass
 
 
@@ -202,7 +199,7 @@ def _no_version(body, headers, request, stream):
 
 
 @breaks("wire.anthropic-version", "the anthropic-version header is left out, as if the HTTP client added it")
-class AnthropicWithoutVersion(wire_variant(rewritten(_anthropic.WIRE, _no_version))):
+class AnthropicWithoutVersion(wire_variant(rewritten(WIRES["anthropic"], _no_version))):
     pass
 
 
@@ -214,26 +211,26 @@ def _keep_empty_user_messages(body, headers, request, stream):
     body["messages"] = [{"role": m.role, "content": [{"type": "text", "text": m.content}]} for m in request.messages
                         if m.role != "system" and not (m.role == "assistant" and m.content == "")]
     if request.advisor_cache_profile:
-        _anthropic.assign_advisor_breakpoints(system, body["messages"])
+        reference_wire.assign_advisor_breakpoints(system, body["messages"])
     else:
-        _anthropic.assign_default_breakpoints(system, body["messages"])
+        reference_wire.assign_default_breakpoints(system, body["messages"])
 
 
 @breaks("wire.anthropic-nonempty", "only empty assistant messages are left out: an empty user message is sent as "
         "an empty text block")
-class AnthropicEmptyUserBlocks(wire_variant(rewritten(_anthropic.WIRE, _keep_empty_user_messages))):
+class AnthropicEmptyUserBlocks(wire_variant(rewritten(WIRES["anthropic"], _keep_empty_user_messages))):
     pass
 
 
 def _unclamped_thinking(body, headers, request, stream):
     if "thinking" in body:
-        budget = _anthropic.THINKING_BUDGETS.get(request.reasoning, _anthropic.THINKING_BUDGETS["medium"])
+        budget = reference_wire.THINKING_BUDGETS.get(request.reasoning, reference_wire.THINKING_BUDGETS["medium"])
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
 
 
 @breaks("wire.reasoning", "the Anthropic thinking budget comes straight from the effort table and is not kept "
         "below max_tokens")
-class AnthropicThinkingOverMaxTokens(wire_variant(rewritten(_anthropic.WIRE, _unclamped_thinking))):
+class AnthropicThinkingOverMaxTokens(wire_variant(rewritten(WIRES["anthropic"], _unclamped_thinking))):
     pass
 
 
@@ -247,7 +244,7 @@ def _system_as_developer_items(body, headers, request, stream):
 
 @breaks("wire.codex-instructions", "Codex system messages are sent as developer input items in place, instead of "
         "as the instructions")
-class CodexSystemAsDeveloperItems(wire_variant(rewritten(_codex.WIRE, _system_as_developer_items))):
+class CodexSystemAsDeveloperItems(wire_variant(rewritten(WIRES["codex"], _system_as_developer_items))):
     pass
 
 
@@ -257,7 +254,7 @@ def _max_tokens_on_responses(body, headers, request, stream):
 
 @breaks("wire.typed-params", "the Codex body carries max_tokens, copied from chat completions, which the Responses "
         "API does not know, instead of max_output_tokens")
-class CodexMaxTokens(wire_variant(rewritten(_codex.WIRE, _max_tokens_on_responses))):
+class CodexMaxTokens(wire_variant(rewritten(WIRES["codex"], _max_tokens_on_responses))):
     pass
 
 
@@ -329,12 +326,12 @@ class HttpErrorWithoutBody(ReferenceAdapter):
 
 def _skip_anthropic_errors(state, event, data):
     if event != "error":
-        _anthropic.stream_event(state, event, data)
+        WIRES["anthropic"].stream_event(state, event, data)
 
 
 @breaks("streaming.anthropic-events", "the Anthropic stream reader skips `error` events like pings, so an "
         "overloaded stream reads as a cut one")
-class AnthropicErrorEventIgnored(wire_variant(dataclasses.replace(_anthropic.WIRE,
+class AnthropicErrorEventIgnored(wire_variant(dataclasses.replace(WIRES["anthropic"],
                                                                   stream_event=_skip_anthropic_errors))):
     pass
 
@@ -342,12 +339,12 @@ class AnthropicErrorEventIgnored(wire_variant(dataclasses.replace(_anthropic.WIR
 def _skip_chunks_without_choices(state, event, data):
     if data.strip() != "[DONE]" and '"choices"' not in data:
         return  # the usage chunk has choices: [], so only chunks without the key are skipped
-    _openai.stream_event(state, event, data)
+    WIRES["openai"].stream_event(state, event, data)
 
 
 @breaks("streaming.openai-chunks", "the chat stream reader skips chunks that carry no choices, so an error chunk "
         "is ignored and the stream reads as a cut one")
-class ChatErrorChunkIgnored(wire_variant(dataclasses.replace(_openai.WIRE,
+class ChatErrorChunkIgnored(wire_variant(dataclasses.replace(WIRES["openai"],
                                                              stream_event=_skip_chunks_without_choices))):
     pass
 
@@ -376,15 +373,8 @@ class SystemMarkNotCounted(AnthropicBodyRewrite):
             return
         _clear_marks(body)
         system = body.get("system", [])
-        if system:
-            system[-1]["cache_control"] = _anthropic.advisor_cache_control()
-        marks, distance = 0, 0
-        for message in reversed(body["messages"][:-1]):
-            for block in reversed(message["content"]):
-                if marks < _anthropic.MAX_BREAKPOINTS and distance % _anthropic.BREAKPOINT_SPACING == 0:
-                    block["cache_control"] = _anthropic.advisor_cache_control()
-                    marks += 1
-                distance += 1
+        budget = reference_wire.MAX_BREAKPOINTS + (1 if system else 0)
+        reference_wire.assign_advisor_breakpoints(system, body["messages"], max_marks=budget)
 
 
 @breaks("breakpoints.default-profile", "the one-hour TTL is given to every request's markers, advisor or not")
@@ -392,7 +382,7 @@ class OneHourEverywhere(AnthropicBodyRewrite):
     def rewrite(self, body, request):
         for block in all_blocks(body):
             if "cache_control" in block:
-                block["cache_control"] = _anthropic.advisor_cache_control()
+                block["cache_control"] = reference_wire.advisor_cache_control()
 
 
 @breaks("breakpoints.default-placement", "the default profile marks the second-to-last message, whatever its role, "
@@ -403,9 +393,9 @@ class DefaultMarksSecondToLastMessage(AnthropicBodyRewrite):
             return
         for message in body["messages"]:
             message["content"][-1].pop("cache_control", None)
-        body["messages"][-1]["content"][-1]["cache_control"] = _anthropic.default_cache_control()
+        body["messages"][-1]["content"][-1]["cache_control"] = reference_wire.default_cache_control()
         if len(body["messages"]) >= 2:
-            body["messages"][-2]["content"][-1]["cache_control"] = _anthropic.default_cache_control()
+            body["messages"][-2]["content"][-1]["cache_control"] = reference_wire.default_cache_control()
 
 
 @breaks("breakpoints.wire-validity", "the advisor profile keeps the default five-minute marker on the system block "
@@ -414,7 +404,7 @@ class FiveMinuteSystemBeforeOneHour(AnthropicBodyRewrite):
     def rewrite(self, body, request):
         system = body.get("system", [])
         if request.advisor_cache_profile and system and "cache_control" in system[-1]:
-            system[-1]["cache_control"] = _anthropic.default_cache_control()
+            system[-1]["cache_control"] = reference_wire.default_cache_control()
 
 
 @breaks("breakpoints.cache-reuse", "the tail's three markers are spread evenly over it (at its end, two thirds and "
@@ -427,7 +417,7 @@ class EvenlySpreadBreakpoints(AnthropicBodyRewrite):
             for block in message["content"]:
                 block.pop("cache_control", None)
         tail = [block for message in body["messages"][:-1] for block in message["content"]]
-        budget = _anthropic.MAX_BREAKPOINTS - (1 if body.get("system") else 0)
+        budget = reference_wire.MAX_BREAKPOINTS - (1 if body.get("system") else 0)
         for index in sorted({len(tail) - 1 - (len(tail) * part) // budget for part in range(budget)}):
             if 0 <= index < len(tail):
-                tail[index]["cache_control"] = _anthropic.advisor_cache_control()
+                tail[index]["cache_control"] = reference_wire.advisor_cache_control()
