@@ -17,6 +17,25 @@ def elsewhere(tmp_path, monkeypatch):
     return tmp_path
 
 
+def test_run_without_impl_imports_nothing_of_the_suite(elsewhere):
+    """A run that does not ask for the suite imports no module of the suite or the reference, nor jsonschema,
+    and registers none of the suite's hypothesis profiles."""
+    (elsewhere / "test_probe.py").write_text(
+        "import sys\n\n"
+        "def test_probe():\n"
+        "    loaded = sorted(m for m in sys.modules if m.split('.')[0] in\n"
+        "                    ('advisor_conformance', 'advisor_reference', 'jsonschema'))\n"
+        "    assert loaded == [], loaded\n"
+        "    from hypothesis import settings\n"
+        "    try:\n"
+        "        settings.get_profile('advisor-conformance-ci')\n"
+        "    except Exception:\n"
+        "        return\n"
+        "    raise AssertionError('the ci profile was registered')\n")
+    run = run_pytest("-q", "test_probe.py", cwd=elsewhere)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
 def test_plugin_is_inert_without_impl(elsewhere):
     """In a run that does not ask for the suite, the plugin adds no header, collects nothing and marks nothing."""
     (elsewhere / "test_mine.py").write_text("def test_mine():\n    assert True\n")
