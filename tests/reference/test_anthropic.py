@@ -1,8 +1,8 @@
-"""Unit tests of the reference's Anthropic Messages wire and the shared wire helpers it uses."""
+"""advisor_reference._anthropic: the Anthropic Messages wire: thinking budgets, breakpoints, answers and streams."""
 
 from __future__ import annotations
 
-import json
+from functools import partial
 
 import pytest
 
@@ -15,25 +15,17 @@ from advisor_reference._anthropic import (
     stream_event,
     thinking,
 )
-from advisor_reference._wire import StreamState, integer, stream_payload
+from advisor_reference._wire import StreamState
+
+from ._helpers import ZERO_USAGE as NO_USAGE
+from ._helpers import compact as _data
+from ._helpers import feed
 
 ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
-NO_USAGE = {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0, "cache_creation_tokens": 0}
+_feed = partial(feed, stream_event)
 
 
-def _feed(*events):
-    """A fresh stream state fed with ``(event name, data)`` pairs."""
-    state = StreamState()
-    for event, data in events:
-        stream_event(state, event, data)
-    return state
-
-
-def _data(payload):
-    return json.dumps(payload, separators=(",", ":"))
-
-
-# Encoding: thinking budgets and breakpoint spacing.
+# --- encoding: thinking budgets and breakpoint spacing --------------------------------------------------------------
 
 @pytest.mark.parametrize("effort, max_tokens, budget", [
     ("minimal", 4096, 1024),   # the smallest table budget is allowed: "at least 1024 tokens"
@@ -63,7 +55,7 @@ def test_breakpoint_spacing_is_counted_in_blocks():
     assert all(messages[i]["content"][0]["cache_control"] == ONE_HOUR for i in marked)
 
 
-# Decoding a plain Messages response.
+# --- decoding a plain Messages response -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("stop_reason, expected", [
     (None, "stop"), ("end_turn", "stop"), ("stop_sequence", "stop"), ("max_tokens", "length"),
@@ -76,10 +68,10 @@ def test_finish_reasons(stop_reason, expected):
 
 @pytest.mark.parametrize("payload", [None, ["content"], {"content": "text"}, {"content": None}, {}])
 def test_response_without_a_content_list_is_a_provider_error(payload):
-    """A response that is not an object with a content list fails with a provider error saying so."""
+    """A response that is not an object with a content list fails with a provider error naming the content field."""
     with pytest.raises(ProviderError) as info:
         decode(payload)
-    assert str(info.value) == "the Anthropic response has no content list"
+    assert "content" in str(info.value) and info.value.status is None
 
 
 def test_answer_joins_the_text_blocks_only():
@@ -105,13 +97,7 @@ def test_token_counts_that_are_not_integers_count_as_zero():
                                   "cache_creation_tokens": 96}
 
 
-@pytest.mark.parametrize("value, expected", [(7, 7), (0, 0), ("7", 0), (True, 0), (False, 0), (None, 0), (7.0, 0)])
-def test_integer_keeps_only_true_integers(value, expected):
-    """A token count is the value when it is an int (not a bool), 0 otherwise."""
-    assert integer(value) == expected
-
-
-# Decoding a Messages stream.
+# --- decoding a Messages stream -------------------------------------------------------------------------------------
 
 def test_events_named_message_or_unnamed_are_read_by_their_type():
     """Events without a name of their own (``message`` or empty) are dispatched on the type in their data."""
@@ -143,17 +129,19 @@ def test_pings_and_events_without_data_are_ignored(event, data):
 
 
 def test_event_data_that_is_not_json_is_a_provider_error_with_an_excerpt():
-    """Event data that is not JSON fails with a provider error quoting its first 200 characters."""
+    """Event data that is not JSON fails with a provider error quoting its first 200 characters, and no more."""
     data = "x" * 300
     with pytest.raises(ProviderError) as info:
         _feed(("content_block_delta", data))
-    assert str(info.value) == "the Anthropic stream sent an event that is not JSON: " + repr("x" * 200)
+    assert repr("x" * 200) in str(info.value) and "x" * 201 not in str(info.value)
 
 
 def test_data_with_junk_before_the_json_is_not_json():
-    """Event data with a character before its JSON object is a provider error, not the object."""
-    with pytest.raises(ProviderError, match="not JSON"):
-        _feed(("message_stop", 'x{"type":"message_stop"}'))
+    """Event data with a character before its JSON object is a provider error showing that data, not the object."""
+    data = 'x{"type":"message_stop"}'
+    with pytest.raises(ProviderError) as info:
+        _feed(("message_stop", data))
+    assert repr(data) in str(info.value)
 
 
 @pytest.mark.parametrize("delta", [None, "text_delta", {"type": "text_delta"}, {"type": "thinking_delta",
@@ -189,7 +177,7 @@ def test_stream_cut_before_message_stop_is_an_error_naming_the_provider():
                                                                                          "text": "Check"}})))
     with pytest.raises(ProviderError) as info:
         state.answer("anthropic")
-    assert str(info.value) == "the anthropic stream ended before its final event"
+    assert "anthropic" in str(info.value) and info.value.status is None
 
 
 def test_error_event_reports_the_error_message():
@@ -198,7 +186,7 @@ def test_error_event_reports_the_error_message():
     for event in ("error", "message"):
         with pytest.raises(ProviderError) as info:
             _feed((event, data))
-        assert str(info.value) == "the Anthropic stream reported an error: Overloaded"
+        assert "Overloaded" in str(info.value)
 
 
 @pytest.mark.parametrize("error", [{"type": "x" * 250}, "y" * 250, None])
@@ -207,23 +195,4 @@ def test_error_event_without_a_message_reports_an_excerpt_of_its_data(error):
     data = _data({"type": "error", "error": error, "note": "z" * 250})
     with pytest.raises(ProviderError) as info:
         _feed(("error", data))
-    assert str(info.value) == "the Anthropic stream reported an error: " + data[:200]
-
-
-# The shared JSON reading of event data.
-
-@pytest.mark.parametrize("data, value", [
-    ('{"type":"ping"}', {"type": "ping"}), (' {"a": 1}', {"a": 1}), ('{"a": 1}\n', {"a": 1}), ('{"a": 1}  ', {"a": 1}),
-    ("12", None), ("[1, 2]", None), ('"text"', None), ("", None),
-])
-def test_stream_payload_is_the_event_object_or_none(data, value):
-    """Event data is one JSON object (white space around it allowed); another JSON value or no data is None."""
-    assert stream_payload(data, "what") == value
-
-
-@pytest.mark.parametrize("data", ["nope", 'x{"a": 1}', '{"a": 1} x', '{"a": 1}{"b": 2}', "12 13"])
-def test_stream_payload_that_is_not_json_is_a_provider_error_showing_it(data):
-    """Data that is not one JSON value is a ProviderError that says which stream and shows the data's start."""
-    with pytest.raises(ProviderError) as info:
-        stream_payload(data, "the test stream")
-    assert str(info.value).startswith("the test stream") and repr(data[:200]) in str(info.value)
+    assert data[:200] in str(info.value) and data[:201] not in str(info.value)
