@@ -25,18 +25,21 @@ from ._text import trim_space
 from ._wire import HttpRequest, StreamState, Usage, WireFormat, integer, json_headers, stream_payload
 
 ANTHROPIC_VERSION = "2023-06-01"
-PATH = "/v1/messages"
-ADVISOR_TTL = "1h"
+PATH = "/v1/messages"  # rule: wire.endpoints
+ADVISOR_TTL = "1h"  # rule: breakpoints.advisor-ttl
+#: 15 blocks, under the 20-block look-back of a cache read (rules: breakpoints.spacing, breakpoints.cache-reuse).
 BREAKPOINT_SPACING = 15
-MAX_BREAKPOINTS = 4
+MAX_BREAKPOINTS = 4  # rule: breakpoints.max-four
 #: Thinking budgets for the neutral reasoning effort (the reference's choice).
 THINKING_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384}
 
 
+# Every advisor-profile breakpoint (rule: breakpoints.advisor-ttl).
 def advisor_cache_control() -> dict[str, str]:
     return {"type": "ephemeral", "ttl": ADVISOR_TTL}
 
 
+# Other profiles: no TTL, so never one hour (rule: breakpoints.default-profile).
 def default_cache_control() -> dict[str, str]:
     return {"type": "ephemeral"}
 
@@ -51,13 +54,16 @@ def assign_advisor_breakpoints(system: list[dict[str, Any]], messages: list[dict
     while the request holds fewer than ``max_marks`` marks."""
     marks = 0
     if system:
+        # rule: breakpoints.system-marked; a 1h marker first, so no 1h marker follows a 5m one
+        # (rule: breakpoints.wire-validity).
         system[-1]["cache_control"] = advisor_cache_control()
         marks += 1
     distance = 0
-    for message in reversed(messages[:-1]):
+    for message in reversed(messages[:-1]):  # rules: breakpoints.final-unmarked, breakpoints.spacing
         for block in reversed(message["content"]):
-            if marks >= max_marks:
+            if marks >= max_marks:  # rule: breakpoints.max-four
                 return
+            # Never on an empty text block (rules: breakpoints.spacing, breakpoints.wire-validity).
             if distance % spacing == 0 and block.get("text"):
                 block["cache_control"] = advisor_cache_control()
                 marks += 1
@@ -65,7 +71,10 @@ def assign_advisor_breakpoints(system: list[dict[str, Any]], messages: list[dict
 
 
 def assign_default_breakpoints(system: list[dict[str, Any]], messages: list[dict[str, Any]]) -> None:
-    """The origin's default profile: last system block, final message, second-to-last user message."""
+    """The origin's default profile: last system block, final message, second-to-last user message.
+
+    rule: breakpoints.default-placement
+    """
     if system:
         system[-1]["cache_control"] = default_cache_control()
     if not messages:
@@ -77,7 +86,10 @@ def assign_default_breakpoints(system: list[dict[str, Any]], messages: list[dict
 
 
 def thinking(effort: str | None, max_tokens: int) -> dict[str, Any] | None:
-    """The thinking parameter for a reasoning effort: a budget below max_tokens, at least 1024 tokens."""
+    """The thinking parameter for a reasoning effort: a budget below max_tokens, at least 1024 tokens.
+
+    rule: wire.reasoning
+    """
     if effort is None:
         return None
     budget = min(THINKING_BUDGETS.get(effort, THINKING_BUDGETS["medium"]), max_tokens - 1)
@@ -87,7 +99,9 @@ def thinking(effort: str | None, max_tokens: int) -> dict[str, Any] | None:
 
 
 def encode(request: ProviderRequest, stream: bool) -> HttpRequest:
+    # rule: wire.anthropic-system-blocks
     system = [_block(m.content) for m in request.messages if m.role == "system" and trim_space(m.content)]
+    # One text block each, none empty (rules: wire.anthropic-messages, wire.anthropic-nonempty).
     messages = [
         {"role": m.role, "content": [_block(m.content)]}
         for m in request.messages
@@ -95,8 +109,10 @@ def encode(request: ProviderRequest, stream: bool) -> HttpRequest:
     ]
     if request.advisor_cache_profile:
         assign_advisor_breakpoints(system, messages)
-    else:
+    else:  # rule: breakpoints.default-profile
         assign_default_breakpoints(system, messages)
+    # No cache key: Anthropic relies on breakpoints (rule: wire.anthropic-no-key); only MessageCreateParams
+    # fields are written (rule: wire.typed-params).
     body: dict[str, Any] = {"model": request.model, "max_tokens": request.max_tokens, "messages": messages}
     if system:
         body["system"] = system
@@ -105,13 +121,13 @@ def encode(request: ProviderRequest, stream: bool) -> HttpRequest:
         body["thinking"] = budget
     if stream:
         body["stream"] = True
-    headers = {**json_headers(stream), "anthropic-version": ANTHROPIC_VERSION}
+    headers = {**json_headers(stream), "anthropic-version": ANTHROPIC_VERSION}  # rule: wire.anthropic-version
     return HttpRequest("POST", PATH, headers, body)
 
 
 def finish_reason(stop_reason: Any) -> str:
     """The neutral finish reason: ``length`` for max_tokens, ``stop`` for an ended turn."""
-    if stop_reason == "max_tokens":
+    if stop_reason == "max_tokens":  # rule: handler.token-limit-note
         return "length"
     if stop_reason in (None, "end_turn", "stop_sequence"):
         return "stop"
@@ -144,7 +160,7 @@ def decode(payload: Any) -> ProviderAnswer:
 
 
 def stream_event(state: StreamState, event: str, data: str) -> None:
-    """Feed one server-sent event of a Messages stream into ``state``."""
+    """Feed one server-sent event of a Messages stream into ``state`` (rule: streaming.anthropic-events)."""
     if event == "ping":
         return
     payload = stream_payload(data, "the Anthropic stream sent an event that is not JSON")
@@ -168,7 +184,7 @@ def stream_event(state: StreamState, event: str, data: str) -> None:
         if type(delta) is dict and "stop_reason" in delta:
             state.finish_reason = finish_reason(delta["stop_reason"])
         _usage(state.usage, payload.get("usage"))
-    elif kind == "message_stop":
+    elif kind == "message_stop":  # the final event (rule: streaming.final-event-required)
         state.done = True
 
 

@@ -6,8 +6,8 @@ import threading
 from dataclasses import dataclass
 
 #: ORIGIN defaults: three uses per run for the main agent, one per child agent.
-DEFAULT_MAX_USES = 3
-DEFAULT_CHILD_MAX_USES = 1
+DEFAULT_MAX_USES = 3  # rule: budget.default-cap
+DEFAULT_CHILD_MAX_USES = 1  # rule: budget.child-default-cap
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,15 +36,15 @@ class UseCounter:
 
     def take(self) -> UseGrant:
         """Count one use if the cap allows it; past the cap nothing changes."""
-        with self._lock:
-            if self._used >= self.limit:
+        with self._lock:  # check and count under one lock (rule: budget.atomic)
+            if self._used >= self.limit:  # a cap of 0 grants nothing: 0/0 (rule: budget.zero-cap)
                 return UseGrant(False, self._used, self.limit)
             self._used += 1
             return UseGrant(True, self._used, self.limit)
 
 
 class BudgetStore:
-    """Counters for child agents, keyed by agent id: the same id gets the same counter."""
+    """Counters for child agents, keyed by agent id: the same id gets the same counter (rule: budget.child-store)."""
 
     def __init__(self, limit: int = DEFAULT_CHILD_MAX_USES) -> None:
         self.limit = limit

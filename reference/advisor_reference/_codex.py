@@ -21,10 +21,11 @@ from ._provider import ProviderAnswer, ProviderError, ProviderRequest
 from ._text import trim_space
 from ._wire import HttpRequest, StreamState, WireFormat, json_headers, stream_payload, usage_of
 
-PATH = "/responses"
+PATH = "/responses"  # rule: wire.endpoints
 
 
 def encode(request: ProviderRequest, stream: bool) -> HttpRequest:
+    # System messages become the instructions, every other message with text one item (rule: wire.codex-instructions).
     instructions = [trim_space(m.content) for m in request.messages if m.role == "system" and trim_space(m.content)]
     items = []
     for message in request.messages:
@@ -35,16 +36,17 @@ def encode(request: ProviderRequest, stream: bool) -> HttpRequest:
             items.append({"type": "message", "role": "assistant", "content": message.content})
         else:
             items.append({"type": "message", "role": "user", "content": [{"type": "input_text", "text": message.content}]})
+    # Only ResponseCreateParams fields are written (rule: wire.typed-params).
     body: dict[str, Any] = {"model": request.model, "input": items, "max_output_tokens": request.max_tokens,
                             "store": False}
     if instructions:
         body["instructions"] = "\n\n".join(instructions)
     if stream:
         body["stream"] = True
-    if request.reasoning is not None:
+    if request.reasoning is not None:  # rule: wire.reasoning
         body["reasoning"] = {"effort": request.reasoning}
     headers = json_headers(stream)
-    if request.prompt_cache_key:
+    if request.prompt_cache_key:  # body and affinity headers (rule: wire.codex-affinity)
         body["prompt_cache_key"] = request.prompt_cache_key
         headers["session-id"] = request.prompt_cache_key
         headers["thread-id"] = request.prompt_cache_key
@@ -58,6 +60,7 @@ def _finish(payload: Mapping[str, Any]) -> str:
     if payload.get("status") == "incomplete":
         details = payload.get("incomplete_details")
         reason = details.get("reason") if isinstance(details, Mapping) else None
+        # rule: handler.token-limit-note
         return "length" if reason == "max_output_tokens" else str(reason or "incomplete")
     return "stop"
 
@@ -87,7 +90,7 @@ def stream_event(state: StreamState, event: str, data: str) -> None:
         raise ProviderError(f"the Responses stream reported an error: {message or data[:200]}")
     if kind == "response.output_text.delta":
         state.text.append(str(payload.get("delta", "")))
-    elif kind in ("response.completed", "response.incomplete"):
+    elif kind in ("response.completed", "response.incomplete"):  # rule: streaming.final-event-required
         response = payload.get("response") if isinstance(payload.get("response"), Mapping) else {}
         state.finish_reason = _finish(response)
         state.usage = usage_of(response.get("usage"), *_USAGE_KEYS)

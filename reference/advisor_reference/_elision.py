@@ -13,12 +13,12 @@ from typing import Any
 
 from ._text import REPLACEMENT, to_valid_unicode
 
-#: Strings inside tool-call arguments longer than this many bytes are elided.
+#: Strings inside tool-call arguments longer than this many bytes are elided (rule: elision.threshold).
 MAX_TOOL_ARG_STRING_BYTES = 1000
 
 
 def elision_marker(total: int) -> str:
-    """The marker that follows an elided prefix: ``…[elided, N bytes total]``."""
+    """The marker that follows an elided prefix: ``…[elided, N bytes total]`` (rule: elision.marker-format)."""
     return f"\u2026[elided, {total} bytes total]"
 
 
@@ -57,7 +57,10 @@ class CutText(str):
 
 
 def elide_text(text: str, limit: int) -> str:
-    """Elide a string by its UTF-8 byte length; dangling bytes of a split character become U+FFFD."""
+    """Elide a string by its UTF-8 byte length; dangling bytes of a split character become U+FFFD.
+
+    rule: elision.byte-cut
+    """
     # A character is at most four bytes, so short strings cannot be over the limit.
     if len(text) * 4 <= limit:
         return text
@@ -81,18 +84,19 @@ def cap_arguments(value: Any, elide_string: Callable[[str], str] | None = None) 
     """Return a copy of a JSON value with every string value over 1000 bytes elided.
 
     Object keys, numbers, booleans and null are left as they are; objects and
-    arrays are walked to any depth. The input is never mutated.
+    arrays are walked to any depth. The input is never mutated (rule: flatten.deterministic).
     ``elide_string`` replaces the rule applied to each string value.
     """
     if elide_string is None:
         elide_string = _elide_argument_string
     if isinstance(value, str):
         return elide_string(value)
+    # Keys are kept (rule: elision.non-strings-unchanged); objects and arrays are walked (rule: elision.any-depth).
     if isinstance(value, dict):
         return {to_valid_unicode(key): cap_arguments(item, elide_string) for key, item in value.items()}
-    if isinstance(value, list):
+    if isinstance(value, list):  # rule: elision.any-depth
         return [cap_arguments(item, elide_string) for item in value]
-    return value
+    return value  # numbers, booleans and null (rule: elision.non-strings-unchanged)
 
 
 def _elide_argument_string(text: str) -> str:

@@ -44,14 +44,17 @@ class LoadedFile:
 
 def check_file_count(count: int, at: str) -> None:
     """Reject more than :data:`MAX_FILES` files (duplicates count)."""
-    if count > MAX_FILES:
+    if count > MAX_FILES:  # rule: files.max-count
         raise AdvisorInputError(
             f"too many files: {count} given, at most {MAX_FILES} allowed", at=at, code="too_many_files"
         )
 
 
 def file_hash(data: bytes) -> str:
-    """The read tool's ``file_hash``: CRC-32 of the lines with trailing blanks stripped, 8 upper-case hex digits."""
+    """The read tool's ``file_hash``: CRC-32 of the lines with trailing blanks stripped, 8 upper-case hex digits.
+
+    rule: dedupe.file-hash
+    """
     normalised = b"\n".join(line.rstrip(b" \t\r") for line in data.split(b"\n"))
     return f"{zlib.crc32(normalised):08X}"
 
@@ -71,7 +74,10 @@ class CappedContent:
         return len(self.kept) + len(self.marker.encode("utf-8"))
 
     def cut(self, limit: int) -> CappedContent:
-        """Elide this content to ``limit`` bytes; the new marker's N is this content's length."""
+        """Elide this content to ``limit`` bytes; the new marker's N is this content's length.
+
+        rule: files.aggregate-cap
+        """
         total = len(self)
         if total <= limit:
             return self
@@ -95,7 +101,7 @@ def cap_file_contents(files: Sequence[LoadedFile], deduped: Sequence[bool] = (),
     ``cap_one`` replaces the per-file cap (:func:`cap_file`).
     """
     cap_one = cap_one or cap_file
-    remaining = MAX_FILES_TOTAL_BYTES
+    remaining = MAX_FILES_TOTAL_BYTES  # rule: files.aggregate-cap
     out: list[CappedContent | None] = []
     for index, file in enumerate(files):
         if index < len(deduped) and deduped[index]:
@@ -111,8 +117,9 @@ def cap_file_contents(files: Sequence[LoadedFile], deduped: Sequence[bool] = (),
 
 def cap_file(file: LoadedFile) -> CappedContent:
     """The per-file cap: over :data:`MAX_FILE_BYTES` (by true size), the prefix and a marker with the true size."""
-    if file.size <= MAX_FILE_BYTES:
+    if file.size <= MAX_FILE_BYTES:  # rule: files.per-file-cap
         return CappedContent(file.data)
+    # The marker's N is the size on disk, not the bytes read (rules: files.per-file-cap, files.true-size).
     return CappedContent(file.data[:MAX_FILE_BYTES], elision_marker(file.size))
 
 
@@ -123,9 +130,9 @@ def file_block_parts(path: str, content: CappedContent,
     Pieces, so the whole final message is joined once: a 32 KiB file is then
     never copied into an intermediate block. ``decode`` writes the kept bytes as text.
     """
-    return (f"File: {path}\n```\n", decode(content.kept), content.marker, "\n```\n\n")
+    return (f"File: {path}\n```\n", decode(content.kept), content.marker, "\n```\n\n")  # rule: files.render-format
 
 
 def deduped_block_parts(path: str, notice: str) -> tuple[str, ...]:
     """A deduped file block: ``File: <path>``, the notice that says where the content is, a blank line."""
-    return (f"File: {path}\n{notice}\n\n",)
+    return (f"File: {path}\n{notice}\n\n",)  # rule: dedupe.notice

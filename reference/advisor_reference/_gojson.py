@@ -19,6 +19,7 @@ from json.encoder import encode_basestring
 from ._elision import CutText
 from typing import Any
 
+# <, >, &, U+2028 and U+2029 as Go escapes them (rule: flatten.args-json-origin-encoding).
 _HTML_SAFE = str.maketrans(
     {
         "<": "\\u003c",
@@ -33,7 +34,10 @@ _EXACT_INT_LIMIT = 2**53
 
 
 def go_json(value: Any) -> str:
-    """Encode a JSON value the way Go's ``json.Marshal`` encodes the decoded ``any`` value."""
+    """Encode a JSON value the way Go's ``json.Marshal`` encodes the decoded ``any`` value.
+
+    rules: flatten.args-json, flatten.args-json-origin-encoding
+    """
     parts: list[str] = []
     _encode(value, parts)
     return "".join(parts)
@@ -58,7 +62,7 @@ def _encode(value: Any, out: list[str]) -> None:
             return
         out.append("{")
         first = True
-        for key in sorted(value):
+        for key in sorted(value):  # rule: flatten.args-json-origin-encoding
             if not first:
                 out.append(",")
             first = False
@@ -83,6 +87,7 @@ def _encode(value: Any, out: list[str]) -> None:
 def _string(text: str) -> str:
     if isinstance(text, CutText):
         # Go writes each byte that is not valid UTF-8 (here: the dangling bytes of a cut) as \ufffd.
+        # rule: flatten.args-json-origin-encoding
         encoded = (encode_basestring(text.head)[:-1] + "\\ufffd" * text.dangling
                    + encode_basestring(text.marker)[1:])
     else:
@@ -93,7 +98,10 @@ def _string(text: str) -> str:
 
 
 def _float(number: float) -> str:
-    """Go's float64 JSON form: shortest digits, positional between 1e-6 and 1e21."""
+    """Go's float64 JSON form: shortest digits, positional between 1e-6 and 1e21.
+
+    rule: flatten.args-json-origin-encoding
+    """
     if math.isnan(number) or math.isinf(number):
         raise ValueError(f"JSON cannot carry {number!r}")
     if number == 0:

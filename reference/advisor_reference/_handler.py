@@ -38,7 +38,10 @@ from ._workspace import FileRefused, PathPolicy, load_files
 
 
 class AdvisorCallFailed(Exception):
-    """The provider call failed after the use was counted; the use stays consumed."""
+    """The provider call failed after the use was counted; the use stays consumed.
+
+    rules: handler.failure-consumes-use, streaming.failure-report
+    """
 
     code = "provider_error"
 
@@ -83,18 +86,22 @@ class AdvisorHandler:
     def handle(self, raw_input: Any, snapshot: Sequence[Message] | None) -> str:
         """The note for one advisor call; raises AdvisorInputError (no use) or AdvisorCallFailed (use spent)."""
         tool_input, files = self.validate(raw_input, snapshot)
-        grant = self.counter.take()
-        if not grant.granted:
+        grant = self.counter.take()  # only after validation (rule: handler.validation-no-use)
+        if not grant.granted:  # rule: budget.no-provider-call
             return self.spent(grant)
         messages = self.runtime.builder.build(snapshot, tool_input.question, files)
-        return self.note(self.ask(self.request(messages)))
+        return self.note(self.ask(self.request(messages)))  # rule: handler.one-request
 
     def validate(self, raw_input: Any, snapshot: Sequence[Message] | None) -> tuple[ToolInput, list[LoadedFile]]:
-        """Everything checked before a use is counted: the input, the snapshot, the file count, the files."""
+        """Everything checked before a use is counted: the input, the snapshot, the file count, the files.
+
+        rules: handler.step-order, handler.validation-no-use
+        """
         tool_input = self.decode(raw_input)
-        if snapshot is None:
+        if snapshot is None:  # rule: handler.validation-no-use
             raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
                                     code="missing_snapshot")
+        # Before any file is read and before a use is counted (rule: handler.file-count-first).
         self.runtime.builder.check_file_count(len(tool_input.files), at="input.files")
         return tool_input, self.load(tool_input.files) if tool_input.files else []
 
@@ -107,15 +114,17 @@ class AdvisorHandler:
         return load_files(self.runtime.policy, paths)
 
     def spent(self, grant: UseGrant) -> str:
-        return budget_spent_note(self.runtime.strings, grant.used, grant.limit)
+        return budget_spent_note(self.runtime.strings, grant.used, grant.limit)  # rule: budget.exhausted-result
 
     def request(self, messages: Sequence[RenderedMessage]) -> ProviderRequest:
         config = self.runtime.config
+        # Configured model, max tokens and reasoning, the shaped messages, no tools (rule: handler.provider-request).
         return ProviderRequest(
             model=config.model,
             messages=tuple(messages),
             max_tokens=config.max_tokens,
             reasoning=config.reasoning,
+            # rules: streaming.non-streaming-default, streaming.reasoning-streams
             stream=config.reasoning is not None,
             prompt_cache_key=self.cache_key,
             transport_session=self.transport_session,
@@ -125,7 +134,7 @@ class AdvisorHandler:
     def ask(self, request: ProviderRequest) -> ProviderAnswer:
         try:
             return self.runtime.provider.complete(request)
-        except ProviderError as exc:
+        except ProviderError as exc:  # the use stays counted (rule: handler.failure-consumes-use)
             raise AdvisorCallFailed(f"the advisor call failed: {exc}", status=exc.status) from exc
 
     def note(self, answer: ProviderAnswer) -> str:
@@ -153,8 +162,8 @@ class AdvisorRuntime:
         self.provider = provider
         self.cache_keys = cache_keys
         self.builder = builder or RequestBuilder(REFERENCE_STRINGS)
-        self.counter = UseCounter(config.max_uses_per_run)
-        self.children = BudgetStore(config.child_max_uses)
+        self.counter = UseCounter(config.max_uses_per_run)  # one per runtime (rule: budget.shared-counter)
+        self.children = BudgetStore(config.child_max_uses)  # rule: budget.child-store
         self.policy = (
             self.policy_class(config.work_dir, tuple(config.blocked_paths), config.confine_to_work_dir)
             if config.work_dir
@@ -166,20 +175,23 @@ class AdvisorRuntime:
         return self.builder.strings
 
     def tools(self) -> list[Mapping[str, Any]]:
-        """The tool list offered to an agent: the advisor stays registered, whatever the budget."""
+        """The tool list offered to an agent: the advisor stays registered, whatever the budget.
+
+        rule: budget.tool-stays-registered
+        """
         return [TOOL_DEFINITION]
 
     def counter_for(self, agent_id: str | None) -> UseCounter:
         """The main agent's counter, or the child agent's from the store."""
-        return self.counter if agent_id is None else self.children.counter(agent_id)
+        return self.counter if agent_id is None else self.children.counter(agent_id)  # rule: budget.child-store
 
     def new_handler(self, agent_id: str | None = None) -> AdvisorHandler:
         """The handler of one turn of the main agent (``agent_id`` None) or of a child agent."""
         transport, parent = transport_sessions(self.config.session_id, sub_agent=agent_id is not None)
         return self.handler_class(
             runtime=self,
-            counter=self.counter_for(agent_id),
-            cache_key=cache_key_for_handler(self.cache_keys),
+            counter=self.counter_for(agent_id),  # the runtime's counter (rule: budget.shared-counter)
+            cache_key=cache_key_for_handler(self.cache_keys),  # rules: transport.cache-key-store, transport.fresh-key
             transport_session=transport,
             parent_session=parent,
             agent_id=agent_id,
@@ -187,13 +199,17 @@ class AdvisorRuntime:
 
 
 def budget_spent_note(strings: DeclaredStrings, used: int, limit: int) -> str:
-    """The normal tool result past the cap: the declared note with used/max filled in."""
+    """The normal tool result past the cap: the declared note with used/max filled in.
+
+    rule: budget.exhausted-result
+    """
     return strings.budget_spent.replace("{used}", str(used)).replace("{max}", str(limit))
 
 
 def make_note(strings: DeclaredStrings, answer: ProviderAnswer) -> str:
     """The answer trimmed; the no-content note when it is empty; the token-limit note when it was cut."""
+    # rules: handler.note-trimmed, handler.empty-answer-note
     note = trim_space(answer.text) or strings.no_content_note
-    if answer.finish_reason == "length":
+    if answer.finish_reason == "length":  # rule: handler.token-limit-note
         note += "\n\n" + strings.token_limit_note
     return note

@@ -35,7 +35,7 @@ def encode(kind: str, request: ProviderRequest, stream: bool | None = None) -> H
 
 
 def is_stream_required(status: int, body: str) -> bool:
-    """The origin's test for a stream-required error."""
+    """The origin's test for a stream-required error (rule: streaming.stream-required-detection)."""
     text = body.lower()
     return status == 400 and "stream" in text and ("must" in text or "required" in text)
 
@@ -75,11 +75,11 @@ class HttpProvider:
 
     def complete(self, request: ProviderRequest) -> ProviderAnswer:
         """One advisor call: streaming when reasoning is set; otherwise plain, with the stream-required retry."""
-        if request.stream or request.reasoning is not None:
+        if request.stream or request.reasoning is not None:  # rule: streaming.reasoning-streams
             return self._stream(request)
         try:
-            return self._plain(request)
-        except StreamRequired:
+            return self._plain(request)  # rule: streaming.non-streaming-default
+        except StreamRequired:  # only this error (rules: streaming.stream-required-retry, streaming.no-other-retry)
             return self._stream(request)
 
     # -- the two kinds of call ---------------------------------------------------------
@@ -91,7 +91,7 @@ class HttpProvider:
         self._raise_for_status(response.status_code, response.text, stream=False)
         try:
             payload = response.json()
-        except ValueError:
+        except ValueError:  # rule: streaming.failure-report
             raise ProviderError(
                 f"{self.wire.kind} answered HTTP {response.status_code} with a body that is not JSON: "
                 f"{_excerpt(response.text)!r}"
@@ -122,13 +122,16 @@ class HttpProvider:
     def _raise_for_status(self, status: int, body: str, *, stream: bool) -> None:
         if status < 400:
             return
+        # The status and an excerpt of the body (rule: streaming.failure-report).
         message = f"{self.wire.kind} answered HTTP {status}: {_excerpt(body) or '(empty body)'}"
+        # Only a plain call retries, so a stream is tried once (rule: streaming.stream-required-retry).
         if not stream and is_stream_required(status, body):
             raise StreamRequired(message, status=status)
         raise ProviderError(message, status=status)
 
     def _send(self, call: Any) -> Any:
         where = self.base_url
+        # Timeouts, refused connections and broken streams say what happened (rule: streaming.failure-report).
         try:
             return call()
         except ProviderError:

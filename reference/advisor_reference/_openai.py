@@ -14,22 +14,23 @@ from typing import Any
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest
 from ._wire import HttpRequest, StreamState, WireFormat, json_headers, stream_payload, usage_of
 
-PATH = "/chat/completions"
+PATH = "/chat/completions"  # rule: wire.endpoints
 
 
 def encode(request: ProviderRequest, stream: bool) -> HttpRequest:
+    # Only CompletionCreateParams fields are written (rule: wire.typed-params).
     body: dict[str, Any] = {
         "model": request.model,
         "messages": [{"role": m.role, "content": m.content} for m in request.messages],
         "max_tokens": request.max_tokens,
     }
-    if request.prompt_cache_key:
+    if request.prompt_cache_key:  # rule: wire.openai-cache-key
         body["prompt_cache_key"] = request.prompt_cache_key
-    if request.reasoning is not None:
+    if request.reasoning is not None:  # rule: wire.reasoning
         body["reasoning_effort"] = request.reasoning
     if stream:
         body["stream"] = True
-        body["stream_options"] = {"include_usage": True}
+        body["stream_options"] = {"include_usage": True}  # rule: wire.openai-stream-usage
     return HttpRequest("POST", PATH, json_headers(stream), body)
 
 
@@ -61,8 +62,9 @@ def stream_event(state: StreamState, event: str, data: str) -> None:
     ``[DONE]`` ends the stream; a chunk with an ``error`` is a failure; the
     first choice's delta content is the answer's next piece and its
     ``finish_reason`` why it stopped, whatever the order of the keys and
-    whichever chunk carries it; ``usage`` arrives in the last chunk.
+    whichever chunk carries it; ``usage`` arrives in the last chunk. rule: streaming.openai-chunks
     """
+    # rules: streaming.openai-chunks, streaming.final-event-required
     if data.startswith("[DONE]") and data.strip() == "[DONE]":
         state.done = True
         return

@@ -17,7 +17,7 @@ _REQUEST_KEYS = frozenset({"call", "model", "messages", "tools", "max_tokens", "
 
 @dataclass(frozen=True)
 class ProviderRequest:
-    """What the handler asks of a provider: no tools, ever."""
+    """What the handler asks of a provider: no tools, ever (rule: request.no-tools)."""
 
     model: str
     messages: tuple[RenderedMessage, ...]
@@ -27,8 +27,8 @@ class ProviderRequest:
     prompt_cache_key: str
     transport_session: str | None
     parent_session: str | None
-    advisor_cache_profile: bool = True
-    tools: tuple[Mapping[str, Any], ...] = ()
+    advisor_cache_profile: bool = True  # rule: transport.advisor-profile
+    tools: tuple[Mapping[str, Any], ...] = ()  # rule: request.no-tools
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -69,7 +69,7 @@ def provider_request_from_json(raw: Any, at: str = "request") -> ProviderRequest
         if message["role"] not in ("system", "user", "assistant") or not isinstance(message["content"], str):
             raise AdvisorInputError("role must be system, user or assistant and content a string", at=where)
         messages.append(RenderedMessage(message["role"], message["content"]))
-    if field_("tools", list, []):
+    if field_("tools", list, []):  # rule: request.no-tools
         raise AdvisorInputError("an advisor request carries no tools", at=f"{at}.tools")
     return ProviderRequest(
         model=field_("model", str),

@@ -74,6 +74,7 @@ def _config(raw: Any, work_dir: str | None) -> tuple[RuntimeConfig, CacheKeyStor
     blocked = _get(raw, "blocked_paths", list, [], "runtime")
     if not all(isinstance(path, str) for path in blocked):
         raise AdvisorInputError("must be an array of strings", at="runtime.blocked_paths")
+    # Caps not given take the defaults (rules: budget.default-cap, budget.child-default-cap).
     config = RuntimeConfig(
         model=_get(raw, "model", str, defaults.model, "runtime"),
         max_tokens=_get(raw, "max_tokens", int, defaults.max_tokens, "runtime"),
@@ -189,6 +190,7 @@ class _Run:
         with self.lock:
             handler = self.handlers.get(call.handler_key)
             if handler is None:
+                # A new handler per turn, all from one runtime (rule: budget.shared-counter).
                 handler = self.handlers[call.handler_key] = self.runtime.new_handler(call.agent)
             return handler
 
@@ -196,8 +198,9 @@ class _Run:
         handler = self.handler(call)
         self.provider.serve(call)
         try:
+            # A spent budget is a normal result, not an error (rule: budget.exhausted-result).
             return {"result": handler.handle(call.input, call.snapshot)}
-        except (AdvisorInputError, AdvisorCallFailed) as error:
+        except (AdvisorInputError, AdvisorCallFailed) as error:  # rule: streaming.failure-report
             return {"error": error.to_json()}
 
 
@@ -258,7 +261,7 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
                     for call, result in zip(body, pool.map(perform, body), strict=True):
                         results[call.index] = result
         else:
-            tool_lists.append([tool["name"] for tool in run.runtime.tools()])
+            tool_lists.append([tool["name"] for tool in run.runtime.tools()])  # rule: budget.tool-stays-registered
     if http is not None:
         http.close()
     return {

@@ -16,14 +16,15 @@ def transport_sessions(session_id: str | None, *, sub_agent: bool) -> tuple[str 
     retires the parent advisor's pooled transport. Both have the parent
     ``<session>``. With no session id, no transport session is set.
     """
-    if not session_id:
+    if not session_id:  # rule: transport.no-session
         return None, None
+    # rules: transport.main-session, transport.subagent-session
     suffix = "-subagent-advisor" if sub_agent else "-advisor"
     return session_id + suffix, session_id
 
 
 def new_cache_key() -> str:
-    """A fresh prompt-cache key: 32 lower-case hex digits from 16 random bytes."""
+    """A fresh prompt-cache key: 32 lower-case hex digits from 16 random bytes (rule: transport.fresh-key)."""
     return secrets.token_hex(16)
 
 
@@ -41,5 +42,5 @@ class CacheKeyStore:
 
 def cache_key_for_handler(store: CacheKeyStore | None) -> str:
     """The store's key for the advisor slot, or a key of the handler's own when there is none."""
-    key = store.key(CACHE_KEY_SLOT) if store is not None else ""
-    return key or new_cache_key()
+    key = store.key(CACHE_KEY_SLOT) if store is not None else ""  # rule: transport.cache-key-store
+    return key or new_cache_key()  # rule: transport.fresh-key

@@ -27,7 +27,10 @@ codecs.register_error(_ERROR_HANDLER, _replace_each_byte)
 
 
 def decode_utf8(data: bytes) -> str:
-    """Decode UTF-8, writing one U+FFFD for each byte that is not part of a valid sequence."""
+    """Decode UTF-8, writing one U+FFFD for each byte that is not part of a valid sequence.
+
+    rule: files.invalid-utf8
+    """
     return data.decode("utf-8", _ERROR_HANDLER)
 
 
@@ -42,7 +45,10 @@ GO_SPACE = (
 
 
 def trim_space(text: str) -> str:
-    """Trim leading and trailing white space as Go's strings.TrimSpace does."""
+    """Trim leading and trailing white space as Go's strings.TrimSpace does.
+
+    rules: question.trim, inflight.block-layout, handler.note-trimmed
+    """
     return text.strip(GO_SPACE)
 
 

@@ -11,6 +11,7 @@ from ._transcript import _type_name
 
 TOOL_NAME = "advisor"
 
+# Named advisor; optional question and files, nothing required, no extra properties (rule: tool.definition).
 TOOL_DEFINITION: dict[str, Any] = {
     "name": TOOL_NAME,
     "description": (
@@ -46,20 +47,20 @@ def decode_tool_input(raw: Any) -> ToolInput:
 
     Unknown keys are ignored, as the origin does; a wrong type is an
     :class:`AdvisorInputError` naming the field. A missing or null input is a
-    bare call.
+    bare call. rules: tool.unknown-keys-ignored, tool.wrong-type-error
     """
     if raw is None:
         return ToolInput()
     if not isinstance(raw, Mapping):
         raise AdvisorInputError(f"the tool input must be an object, got {_type_name(raw)}", at="input")
     question = raw.get("question", "")
-    if not isinstance(question, str):
+    if not isinstance(question, str):  # rule: tool.wrong-type-error
         raise AdvisorInputError(f"question must be a string, got {_type_name(question)}", at="input.question")
     files = raw.get("files", [])
-    if not isinstance(files, list):
+    if not isinstance(files, list):  # rule: tool.wrong-type-error
         raise AdvisorInputError(f"files must be an array of strings, got {_type_name(files)}", at="input.files")
     for index, item in enumerate(files):
-        if not isinstance(item, str):
+        if not isinstance(item, str):  # rule: tool.wrong-type-error
             raise AdvisorInputError(
                 f"files must be an array of strings; item {index} is {_type_name(item)}", at=f"input.files[{index}]"
             )

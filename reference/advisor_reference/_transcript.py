@@ -23,7 +23,7 @@ from typing import Any
 from ._errors import AdvisorInputError, reject_unknown_keys
 from ._text import to_valid_unicode
 
-ROLES = ("system", "user", "assistant", "tool")
+ROLES = ("system", "user", "assistant", "tool")  # rule: transcript.roles
 
 _MESSAGE_KEYS = frozenset(
     {"role", "content", "tool_calls", "name", "tool_call_id", "reasoning_content", "metadata"}
@@ -55,7 +55,7 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class RenderedMessage:
-    """A message of the advisor request: a role and plain text, nothing else."""
+    """A message of the advisor request: a role and plain text, nothing else (rule: request.no-tools)."""
 
     role: str
     content: str
@@ -99,9 +99,9 @@ def parse_message(raw: Any, at: str) -> Message:
         raise AdvisorInputError(f"must be an object, got {_type_name(raw)}", at=at)
     reject_unknown_keys(raw, _MESSAGE_KEYS, at)
     role = _string(raw, "role", at, required=True)
-    if role not in ROLES:
+    if role not in ROLES:  # rule: transcript.malformed-rejected
         raise AdvisorInputError(f"must be one of {', '.join(ROLES)}, got {role!r}", at=f"{at}.role")
-    content = _string(raw, "content", at, nullable=True)
+    content = _string(raw, "content", at, nullable=True)  # null content reads as "" (rule: transcript.roles)
     reasoning = _string(raw, "reasoning_content", at, nullable=True)
     metadata = raw.get("metadata")
     if metadata is not None and not isinstance(metadata, Mapping):
@@ -114,7 +114,7 @@ def parse_message(raw: Any, at: str) -> Message:
         tool_calls = _parse_tool_calls(raw["tool_calls"], f"{at}.tool_calls")
 
     name = tool_call_id = ""
-    if role == "tool":
+    if role == "tool":  # tool messages carry the tool name and tool_call_id (rule: transcript.roles)
         name = _string(raw, "name", at, required=True)
         tool_call_id = _string(raw, "tool_call_id", at, required=True)
     else:
@@ -148,7 +148,7 @@ def _parse_tool_calls(raw: Any, at: str) -> tuple[ToolCall, ...]:
         if "arguments" not in item:
             raise AdvisorInputError("is required", at=f"{item_at}.arguments")
         arguments = item["arguments"]
-        if not isinstance(arguments, Mapping):
+        if not isinstance(arguments, Mapping):  # rule: transcript.malformed-rejected
             raise AdvisorInputError(f"must be an object, got {_type_name(arguments)}", at=f"{item_at}.arguments")
         calls.append(ToolCall(id=_string(item, "id", item_at), name=name, arguments=arguments))
     return tuple(calls)
@@ -158,7 +158,7 @@ def parse_transcript(raw: Any, at: str = "transcript") -> tuple[Message, ...]:
     """Parse a JSON transcript (a list of message objects) into messages.
 
     Raises :class:`AdvisorInputError` naming the message index and field of
-    the first problem. The input is not mutated.
+    the first problem. The input is not mutated. rule: transcript.malformed-rejected
     """
     if not isinstance(raw, list):
         raise AdvisorInputError(f"must be an array of messages, got {_type_name(raw)}", at=at)

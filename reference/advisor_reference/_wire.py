@@ -59,7 +59,7 @@ class StreamState:
     done: bool = False
 
     def answer(self, provider: str) -> ProviderAnswer:
-        if not self.done:
+        if not self.done:  # rule: streaming.final-event-required
             raise ProviderError(f"the {provider} stream ended before its final event")
         return ProviderAnswer("".join(self.text), self.finish_reason or "stop", self.usage.to_json())
 
@@ -83,7 +83,7 @@ def stream_payload(data: str, what: str) -> dict[str, Any] | None:
             payload, end = json.loads(data), len(data)
         if end != len(data) and not data[end:].isspace():
             raise ValueError("extra data after the JSON value")
-    except ValueError:
+    except ValueError:  # a broken stream says so (rule: streaming.failure-report)
         raise ProviderError(f"{what}: {data[:200]!r}") from None
     return payload if isinstance(payload, dict) else None
 

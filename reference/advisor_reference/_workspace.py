@@ -77,22 +77,28 @@ class PathPolicy:
         object.__setattr__(self, "_resolved_blocked", resolved)
 
     def display_path(self, raw: str) -> str:
-        """The path as the prompt shows it: normalised and relative to the working directory."""
+        """The path as the prompt shows it: normalised and relative to the working directory.
+
+        rule: workspace.display-path
+        """
         return os.path.relpath(os.path.normpath(os.path.join(self.work_dir, raw)), self.work_dir)
 
     def resolve(self, raw: str, at: str) -> str:
         """The host path to read for ``raw``, or :class:`FileRefused`; never opens the file."""
         if not raw or "\x00" in raw:
             raise FileRefused(f"{raw!r} is not a file path", at=at)
-        real = os.path.realpath(os.path.join(self.work_dir, raw))
-        if self.is_blocked(raw, real):
+        real = os.path.realpath(os.path.join(self.work_dir, raw))  # links followed (rule: workspace.symlinks)
+        if self.is_blocked(raw, real):  # rule: workspace.path-policy
             raise FileRefused(f"{raw}: blocked by the path policy", at=at)
-        if self.confine and self.is_outside(raw, real):
+        if self.confine and self.is_outside(raw, real):  # rule: workspace.confinement
             raise FileRefused(f"{raw}: outside the working directory", at=at)
         return real
 
     def is_blocked(self, raw: str, real: str) -> bool:
-        """Whether the path is a blocked path or lies under one, judged by its real target (links followed)."""
+        """Whether the path is a blocked path or lies under one, judged by its real target (links followed).
+
+        rules: workspace.path-policy, workspace.symlinks
+        """
         return any(_inside(real, blocked) for blocked in self._resolved_blocked)
 
     def is_outside(self, raw: str, real: str) -> bool:
@@ -113,16 +119,17 @@ def read_capped(host_path: str, raw: str, at: str, cap: int = MAX_FILE_BYTES) ->
     """
     try:
         info = os.stat(host_path)
-    except FileNotFoundError:
+    except FileNotFoundError:  # named as the caller gave it (rule: workspace.missing-file)
         raise FileRefused(f"{raw}: no such file", at=at) from None
     except OSError as exc:
         raise FileRefused(f"{raw}: cannot be read ({os.strerror(exc.errno or 0)})", at=at) from None
-    if not stat.S_ISREG(info.st_mode):
+    if not stat.S_ISREG(info.st_mode):  # refused before it is opened (rule: workspace.special-files)
         raise FileRefused(f"{raw}: {_KIND.get(stat.S_IFMT(info.st_mode), 'a special file')}, not a regular file", at=at)
+    # Non-blocking, so a FIFO swapped in after the stat never blocks (rule: workspace.special-files).
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
         fd = os.open(host_path, flags)
-    except FileNotFoundError:
+    except FileNotFoundError:  # rule: workspace.missing-file
         raise FileRefused(f"{raw}: no such file", at=at) from None
     except OSError as exc:
         if exc.errno == errno.ENXIO:  # a FIFO or socket with no peer
@@ -130,9 +137,9 @@ def read_capped(host_path: str, raw: str, at: str, cap: int = MAX_FILE_BYTES) ->
         raise FileRefused(f"{raw}: cannot be opened ({os.strerror(exc.errno or 0)})", at=at) from None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
+        if not stat.S_ISREG(info.st_mode):  # rule: workspace.special-files
             raise FileRefused(f"{raw}: no longer a regular file", at=at)
-        chunks, remaining = [], cap
+        chunks, remaining = [], cap  # at most 32768 bytes are read (rule: workspace.capped-reader)
         while remaining > 0:
             chunk = os.read(fd, remaining)
             if not chunk:
@@ -140,7 +147,7 @@ def read_capped(host_path: str, raw: str, at: str, cap: int = MAX_FILE_BYTES) ->
             chunks.append(chunk)
             remaining -= len(chunk)
         data = b"".join(chunks)
-        return data, max(info.st_size, len(data))
+        return data, max(info.st_size, len(data))  # the true size from fstat (rule: workspace.capped-reader)
     except OSError as exc:
         raise FileRefused(f"{raw}: cannot be read ({os.strerror(exc.errno or 0)})", at=at) from None
     finally:
@@ -154,5 +161,5 @@ def load_files(policy: PathPolicy, paths: Sequence[str]) -> list[LoadedFile]:
         at = f"input.files[{index}]"
         host_path = policy.resolve(raw, at)
         data, size = policy.read(host_path, raw, at)
-        files.append(LoadedFile(path=policy.display_path(raw), data=data, size=size))
+        files.append(LoadedFile(path=policy.display_path(raw), data=data, size=size))  # rule: workspace.display-path
     return files

@@ -41,6 +41,7 @@ def _parse_files(raw: Any, builder: RequestBuilder) -> list[LoadedFile]:
         return []
     if not isinstance(raw, list):
         raise AdvisorInputError("must be an array of file objects", at="files")
+    # rule: files.max-count
     builder.check_file_count(len(raw))  # before any file is looked at, as the origin does
     files = []
     for index, item in enumerate(raw):
@@ -94,6 +95,7 @@ class ReferenceAdapter:
             "protocol": PROTOCOL_VERSION,
             "areas": list(AREAS),
             "strings": self.builder.strings.to_json(),
+            # rules: flatten.args-json-origin-encoding, workspace.confinement
             "options": {"args_json": "origin", "confinement": True},
         }
 
@@ -110,12 +112,12 @@ class ReferenceAdapter:
                 raise AdvisorInputError("must be a string", at="question")
             files = _parse_files(params.get("files"), self.builder)
             messages = self.builder.build(snapshot, to_valid_unicode(question), files)
-        except AdvisorInputError as error:
+        except AdvisorInputError as error:  # names the message index and field (rule: transcript.malformed-rejected)
             return {"error": error.to_json()}
         return {"messages": [message.to_json() for message in messages]}
 
     def tool_definition(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        return copy.deepcopy(TOOL_DEFINITION)
+        return copy.deepcopy(TOOL_DEFINITION)  # rule: tool.definition
 
     def encode(self, params: Mapping[str, Any]) -> dict[str, Any]:
         try:

@@ -95,3 +95,26 @@ def test_vectors_name_known_rules_and_valid_params():
         unknown = [rule for rule in case.rules if rule not in catalogue]
         assert not unknown, f"{case.key} names unknown rules {unknown}"
         assert not schema_errors(f"{case.op}.params", case.input), f"{case.key}: {schema_errors(case.op + '.params', case.input)}"
+
+
+def test_every_rule_is_tagged_where_the_reference_implements_it():
+    """Each rule of the catalogue has at least one `rule:` tag in the reference, and every tag names a known rule."""
+    from advisor_conformance._trace import implementation_sites
+
+    sites = implementation_sites()
+    rules = load_catalogue().rules
+    missing = sorted(set(rules) - set(sites))
+    unknown = sorted(set(sites) - set(rules))
+    assert not missing, f"rules with no implementation site in the reference (tag them `# rule: ID`): {missing}"
+    assert not unknown, f"tags of rules not in the catalogue: {[str(sites[rule][0]) for rule in unknown]}"
+
+
+def test_tags_are_read_from_comments_and_docstrings():
+    """A tag names one or several rules after `rule:` or `rules:`, separated by commas or `and`."""
+    from advisor_conformance._trace import tags_in
+
+    text = ("x = 1  # rule: a.b\n"
+            "def f():\n    \"\"\"Does it (rules: c.d, e.f-g and h.i).\"\"\"\n"
+            "y = 2  # no rule here: not.a.tag\n")
+    assert tags_in(text) == [(1, "x = 1  # rule: a.b", ["a.b"]),
+                             (3, '"""Does it (rules: c.d, e.f-g and h.i)."""', ["c.d", "e.f-g", "h.i"])]
