@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from advisor_reference import FileRefused, LoadedFile, PathPolicy, load_files
+from advisor_reference import AdvisorInputError, FileRefused, LoadedFile, PathPolicy, load_files
 
 
 @pytest.fixture
@@ -71,17 +71,17 @@ def test_display_path_of_an_absolute_path_is_relative(work):
     assert policy.display_path(str(work.parent / "outside" / "o.txt")) == "../outside/o.txt"
 
 
-@pytest.mark.parametrize("raw, shown", [("", "''"), ("a\x00b", "'a\\x00b'"), ("\x00", "'\\x00'")],
-                         ids=["empty", "nul-inside", "nul-only"])
-def test_empty_or_nul_path_is_not_a_file_path(work, raw, shown):
-    """An empty path or one with a NUL byte is refused before the file system sees it, the path shown quoted."""
-    assert shown in _refusal(PathPolicy(str(work)), raw, at="input.files[3]")
-
-
-def test_nul_in_a_path_is_refused(tmp_path):
-    """A path with a NUL byte is refused before the file system sees it."""
-    with pytest.raises(FileRefused):
-        load_files(PathPolicy(str(tmp_path)), ["a\x00b"])
+@pytest.mark.parametrize("raw, shown", [("", "''"), ("a\x00b", "'a\\x00b'"), ("\x00", "'\\x00'"),
+                                        ("a\ud800b", "'a\\ud800b'")],
+                         ids=["empty", "nul-inside", "nul-only", "lone-surrogate"])
+def test_empty_nul_or_surrogate_path_is_invalid_input(work, raw, shown):
+    """An empty path, or one with a NUL byte or a lone surrogate, is invalid input before the file system sees it,
+    the path shown quoted."""
+    with pytest.raises(AdvisorInputError) as info:
+        load_files(PathPolicy(str(work)), ["src/a.txt", raw])
+    assert not isinstance(info.value, FileRefused)
+    assert (info.value.code, info.value.at) == ("invalid_input", "input.files[1]")
+    assert shown in info.value.detail
 
 
 @pytest.mark.parametrize(
@@ -224,10 +224,9 @@ def test_load_files_of_no_paths_is_empty(work):
         (["src/a.txt", "token", "keys/id"], "input.files[2]", "keys/id"),
         (["src", "keys/id"], "input.files[0]", "src"),
         (["nope.txt", "src"], "input.files[0]", "nope.txt"),
-        (["src/a.txt", ""], "input.files[1]", "''"),
         (["../outside/o.txt"], "input.files[0]", "../outside/o.txt"),
     ],
-    ids=["missing-second", "blocked-third", "directory-first", "first-refusal-wins", "empty", "outside"],
+    ids=["missing-second", "blocked-third", "directory-first", "first-refusal-wins", "outside"],
 )
 def test_first_refusal_stops_and_names_its_index(work, paths, at, shown):
     """The first refused path stops the load with a file_error at its own index, naming the path as given."""

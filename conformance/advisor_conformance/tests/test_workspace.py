@@ -110,6 +110,26 @@ def test_special_files_are_refused_unread(impl, path):
     _refused(impl, path, "workspace.special-files")
 
 
+@pytest.mark.rule(id="workspace.pseudo-files")
+@pytest.mark.parametrize("path", ["/proc/self/environ", "proc-environ", "/proc/self/status", "/sys/class"],
+                         ids=["proc-environ", "link-to-proc-environ", "proc-status", "sys"])
+def test_pseudo_filesystem_files_are_refused(impl, path):
+    """A file of /proc or /sys, named or reached through a link, is refused: the process's environment never reaches
+    the provider."""
+    if not os.path.exists(path if path.startswith("/") else "/proc/self/environ"):
+        pytest.skip(f"{path} does not exist on this machine")
+    rule = "workspace.pseudo-files"
+    with workspace({**SPEC, "proc-environ": {"symlink": "/proc/self/environ"}}) as work:
+        params = scenario([{"call": call(input={"files": [path]})}, {"call": call(turn=2)}], runtime=RUNTIME,
+                          work_dir=str(work))
+        answer = _run_within(impl, params, rule)
+        error = error_of(answer, 0, rule, params)
+        check_equal(error["code"], "file_error", rule, f"{path!r} was not refused with file_error", input=params,
+                    actual=error)
+        check_equal(requests_of(answer, 0), [], rule, "a pseudo-file reached the provider", input=params)
+        result_of(answer, 1, rule, params)  # the only use is still there
+
+
 @pytest.mark.rule(id="workspace.missing-file")
 def test_missing_file_is_an_error_naming_the_path(impl):
     """A missing file is a file_error naming the path as given, and consumes no use."""

@@ -12,7 +12,6 @@ from advisor_reference import (
     CACHE_KEY_SLOT,
     DEFAULT_CHILD_MAX_USES,
     DEFAULT_MAX_USES,
-    MAX_FILE_BYTES,
     AdvisorCallFailed,
     AdvisorHandler,
     AdvisorInputError,
@@ -26,7 +25,6 @@ from advisor_reference import (
     decode_tool_input,
     load_files,
     new_cache_key,
-    read_capped,
     trim_space,
 )
 from advisor_reference.adapter import ReferenceAdapter
@@ -190,8 +188,8 @@ class ConfinementIgnoresLinks(ReferenceAdapter):
 class SizeFromBytesRead(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class policy_class(PathPolicy):
-            def read(self, host_path, raw, at):
-                data, _ = read_capped(host_path, raw, at)
+            def read(self, fd, raw, at):
+                data, _ = super().read(fd, raw, at)
                 return data, len(data)
 
 
@@ -205,32 +203,21 @@ class DisplayPathAsGiven(ReferenceAdapter):
 
 
 @breaks("workspace.special-files", "the file is opened non-blocking and read without a file-type check, so a FIFO "
-                                   "reads as empty and /dev/zero as 32768 NUL bytes")
+                                   "reads as empty and a directory fails only when it is read")
 class NoFileTypeCheck(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class policy_class(PathPolicy):
-            def read(self, host_path, raw, at):
-                try:
-                    fd = os.open(host_path, os.O_RDONLY | os.O_NONBLOCK)
-                except FileNotFoundError:
-                    raise FileRefused(f"{raw}: no such file", at=at) from None
-                except OSError as exc:
-                    raise FileRefused(f"{raw}: cannot be opened ({os.strerror(exc.errno or 0)})", at=at) from None
-                try:
-                    size = os.fstat(fd).st_size
-                    chunks, remaining = [], MAX_FILE_BYTES
-                    while remaining > 0:
-                        chunk = os.read(fd, remaining)
-                        if not chunk:
-                            break
-                        chunks.append(chunk)
-                        remaining -= len(chunk)
-                except OSError as exc:  # a directory: EISDIR on the read
-                    raise FileRefused(f"{raw}: cannot be read ({os.strerror(exc.errno or 0)})", at=at) from None
-                finally:
-                    os.close(fd)
-                data = b"".join(chunks)
-                return data, max(size, len(data))
+            def refuse_kind(self, mode, raw, at):
+                pass
+
+
+@breaks("workspace.pseudo-files", "only special files are refused: /proc/self/environ is a regular file, so the "
+                                  "process's environment is read and sent")
+class PseudoFilesRead(ReferenceAdapter):
+    class runtime_class(AdvisorRuntime):
+        class policy_class(PathPolicy):
+            def is_pseudo(self, real):
+                return False
 
 
 @breaks("workspace.missing-file", "read errors name the file by its normalised display path, not as the caller gave "
@@ -238,8 +225,8 @@ class NoFileTypeCheck(ReferenceAdapter):
 class MissingFileNamedByDisplayPath(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class policy_class(PathPolicy):
-            def read(self, host_path, raw, at):
-                return read_capped(host_path, self.display_path(raw), at)
+            def open(self, raw, at):
+                return super().open(self.display_path(raw), at)
 
 
 # -- handler --------------------------------------------------------------------------------------------------------
