@@ -39,6 +39,7 @@ BOUNDS = {
     "anthropic": ">=2.0,<3",
     "openai": ">=3.0,<4",
     "pydantic": ">=2.7,<3",
+    "playwright": ">=1.60,<2",
 }
 #: The libraries whose version changes which examples are drawn or how an answer is judged.
 JUDGING = ("hypothesis", "pytest", "jsonschema", "syrupy", "anthropic", "openai")
