@@ -81,6 +81,8 @@ def excerpt(value: Any, limit: int = 600) -> str:
 
 
 def _json_type(value: Any) -> str:
+    # The same table as the reference's _transcript._type_name: kept apart on purpose, the suite never imports
+    # the reference (its checks must stand on their own).
     if value is None:
         return "null"
     if isinstance(value, bool):

@@ -43,26 +43,43 @@ def test_catalogue_spans_every_area_of_the_spec():
     assert not empty, f"areas without rules: {empty}"
 
 
+_AREA = '[[area]]\nid="a"\ntitle="A"\ncovered=true\n'
+
+
+def _rule(rule_id="a.x", tag="SPEC", level="must", statement="s", extra=""):
+    return f'[[rule]]\nid="{rule_id}"\ntag="{tag}"\nlevel="{level}"\nstatement="{statement}"\nsource="q"\n{extra}'
+
+
 @pytest.mark.parametrize(
-    "text, problem",
+    "text, named",
     [
-        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="SPEC"\nlevel="must"\nstatement="s"\nsource="q"\n'
-         '[[rule]]\nid="a.x"\ntag="SPEC"\nlevel="must"\nstatement="s"\nsource="q"\n', "duplicate rule ID"),
-        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.Bad_Name"\ntag="SPEC"\nlevel="must"\nstatement="s"\n'
-         'source="q"\n', "area.rule-name"),
-        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="b.x"\ntag="SPEC"\nlevel="must"\nstatement="s"\nsource="q"\n',
-         "unknown area"),
-        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="MAYBE"\nlevel="must"\nstatement="s"\nsource="q"\n',
-         "tag must be"),
-        ('[[area]]\nid="a"\ntitle="A"\ncovered=true\n[[rule]]\nid="a.x"\ntag="SPEC"\nlevel="must"\nstatement=" "\nsource="q"\n',
-         "statement is empty"),
+        (_AREA + _rule() + _rule(), "a.x"),
+        (_AREA + _rule("a.Bad_Name"), "a.Bad_Name"),
+        (_AREA + _rule("b.x"), "b.x"),
+        (_AREA + _rule(tag="MAYBE"), "tag"),
+        (_AREA + _rule(statement=" "), "statement"),
+        (_AREA + _rule(level="could"), "level"),
+        (_AREA + _rule(level="should"), "why"),
+        (_AREA + _rule(extra='why="because"\n'), "why"),
+        (_AREA + _rule(extra='owner="me"\n'), "owner"),
     ],
-    ids=["duplicate", "bad-id", "unknown-area", "unknown-tag", "empty-statement"],
+    ids=["duplicate", "bad-id", "unknown-area", "unknown-tag", "empty-statement", "unknown-level",
+         "should-without-why", "must-with-why", "unknown-key"],
 )
-def test_malformed_catalogues_are_rejected(text, problem):
-    """A catalogue with a duplicate or malformed ID, an unknown area or tag, or an empty field does not load."""
-    with pytest.raises(CatalogueError, match=problem):
+def test_malformed_catalogues_are_rejected_naming_the_problem(text, named):
+    """A catalogue with a duplicate or malformed ID, an unknown area, tag or level, an empty field, a should rule
+    without its reason or an unknown key does not load, and the error names the rule and the faulty part."""
+    with pytest.raises(CatalogueError) as info:
         parse_catalogue(text)
+    assert named in str(info.value) and "rule[" in str(info.value)
+
+
+def test_levels_and_reasons_load():
+    """A should rule loads with its reason; a must rule without one; the version changes with any rule."""
+    catalogue = parse_catalogue(_AREA + _rule() + _rule("a.y", level="should", extra='why="safer"\n'))
+    assert (catalogue["a.x"].level, catalogue["a.y"].level, catalogue["a.y"].why) == ("must", "should", "safer")
+    changed = parse_catalogue(_AREA + _rule(statement="t") + _rule("a.y", level="should", extra='why="safer"\n'))
+    assert catalogue.version and changed.version != catalogue.version
 
 
 def _cli(*args):

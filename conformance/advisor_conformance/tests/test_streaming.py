@@ -43,30 +43,29 @@ def _streams(received):
     return [bool((r.body or {}).get("stream")) for r in received]
 
 
+def _one_call(impl, lb, provider, rule, recorded, streams, what, **runtime):
+    """Script one recorded answer, make one call, and check the requests' stream flags and that the answer's
+    text became the note."""
+    lb.expect(Reply.recorded(recorded))
+    answer, params = _run(impl, provider, lb, rule, **runtime)
+    check_equal(_streams(lb.received), streams, rule, f"the call was not exactly one {what} request", input=params)
+    check_equal(result_of(answer, 0, rule, params), ANSWERS[recorded]["text"], rule,
+                f"the {what} answer did not become the note", input=params)
+
+
 @pytest.mark.rule(id="streaming.non-streaming-default")
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_without_reasoning_one_plain_call(impl, lb, provider):
     """Without reasoning the call is one non-streaming request, and its JSON answer becomes the note."""
-    lb.expect(Reply.recorded(JSON_ANSWER[provider]))
-    answer, params = _run(impl, provider, lb, "streaming.non-streaming-default")
-    check_equal(_streams(lb.received), [False], "streaming.non-streaming-default",
-                "the call was not exactly one non-streaming request", input=params)
-    check_equal(result_of(answer, 0, "streaming.non-streaming-default", params),
-                ANSWERS[JSON_ANSWER[provider]]["text"], "streaming.non-streaming-default",
-                "the JSON answer did not become the note", input=params)
+    _one_call(impl, lb, provider, "streaming.non-streaming-default", JSON_ANSWER[provider], [False], "non-streaming")
 
 
 @pytest.mark.rule(id="streaming.reasoning-streams")
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_reasoning_streams_only(impl, lb, provider):
     """With reasoning the call is one streaming request and nothing else."""
-    lb.expect(Reply.recorded(STREAM_ANSWER[provider]))
-    answer, params = _run(impl, provider, lb, "streaming.reasoning-streams", reasoning="high")
-    check_equal(_streams(lb.received), [True], "streaming.reasoning-streams",
-                "a reasoning call was not exactly one streaming request", input=params)
-    check_equal(result_of(answer, 0, "streaming.reasoning-streams", params),
-                ANSWERS[STREAM_ANSWER[provider]]["text"], "streaming.reasoning-streams",
-                "the streamed answer did not become the note", input=params)
+    _one_call(impl, lb, provider, "streaming.reasoning-streams", STREAM_ANSWER[provider], [True], "streaming",
+              reasoning="high")
 
 
 @pytest.mark.rule(id="streaming.stream-required-retry")
@@ -180,18 +179,23 @@ def test_stream_with_its_stop_reason_but_no_final_event_fails(impl, lb, provider
                 f"a stream without {final} did not fail with provider_error", input=shown, actual=error)
 
 
+def _read_stream(impl, lb, strings, name, provider, rule, reasoning):
+    """Serve a recorded stream to a reasoning call: its text becomes the note, with the token-limit note when cut."""
+    lb.expect(Reply.recorded(name))
+    answer, params = _run(impl, provider, lb, rule, reasoning=reasoning)
+    note = result_of(answer, 0, rule, params)
+    expected = ANSWERS[name]["text"]
+    if ANSWERS[name]["finish_reason"] == "length":
+        expected += "\n\n" + declared(strings, "token_limit_note", rule)
+    check_equal(note, expected, rule, f"{name} was not read right", input=params)
+
+
 @pytest.mark.rule(id="streaming.anthropic-events")
 @pytest.mark.parametrize("name", ["anthropic-stream.sse", "anthropic-stream-max-tokens.sse"],
                          ids=["end-turn", "max-tokens"])
 def test_anthropic_event_stream(impl, lb, strings, name):
     """An Anthropic event stream is read to its text (thinking and pings ignored) and its stop reason."""
-    lb.expect(Reply.recorded(name))
-    answer, params = _run(impl, "anthropic", lb, "streaming.anthropic-events", reasoning="high")
-    note = result_of(answer, 0, "streaming.anthropic-events", params)
-    expected = ANSWERS[name]["text"]
-    if ANSWERS[name]["finish_reason"] == "length":
-        expected += "\n\n" + declared(strings, "token_limit_note", "streaming.anthropic-events")
-    check_equal(note, expected, "streaming.anthropic-events", f"{name} was not read right", input=params)
+    _read_stream(impl, lb, strings, name, "anthropic", "streaming.anthropic-events", "high")
 
 
 @pytest.mark.rule(id="streaming.anthropic-events")
@@ -212,13 +216,7 @@ def test_anthropic_error_event_fails_the_call(impl, lb):
                               "responses-incomplete"])
 def test_openai_streams(impl, lb, strings, name, provider):
     """OpenAI chat chunks (to `data: [DONE]`) and Responses events are read to their text and finish reason."""
-    lb.expect(Reply.recorded(name))
-    answer, params = _run(impl, provider, lb, "streaming.openai-chunks", reasoning="medium")
-    note = result_of(answer, 0, "streaming.openai-chunks", params)
-    expected = ANSWERS[name]["text"]
-    if ANSWERS[name]["finish_reason"] == "length":
-        expected += "\n\n" + declared(strings, "token_limit_note", "streaming.openai-chunks")
-    check_equal(note, expected, "streaming.openai-chunks", f"{name} was not read right", input=params)
+    _read_stream(impl, lb, strings, name, provider, "streaming.openai-chunks", "medium")
 
 
 @pytest.mark.rule(id="streaming.openai-chunks")
