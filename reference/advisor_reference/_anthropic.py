@@ -51,7 +51,8 @@ def _block(text: str) -> dict[str, Any]:
 def assign_advisor_breakpoints(system: list[dict[str, Any]], messages: list[dict[str, Any]],
                                spacing: int = BREAKPOINT_SPACING, max_marks: int = MAX_BREAKPOINTS) -> None:
     """Mark the last system block, then every ``spacing`` blocks back through all messages but the final one,
-    while the request holds fewer than ``max_marks`` marks."""
+    while the request holds fewer than ``max_marks`` marks (rule: breakpoints.cache-efficiency: each later call
+    reads the prefix an earlier one wrote)."""
     marks = 0
     if system:
         # rule: breakpoints.system-marked; a 1h marker first, so no 1h marker follows a 5m one

@@ -26,7 +26,7 @@ class BrokenImplementation:
 
 
 REGISTRY: dict[str, BrokenImplementation] = {}
-MODULES = ("shaping", "runtime", "wire")
+MODULES = ("shaping", "runtime", "wire", "cache")
 
 
 def breaks(rule: str, how: str):

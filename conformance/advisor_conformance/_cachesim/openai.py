@@ -1,0 +1,170 @@
+"""OpenAI's automatic prompt cache (chat completions and the Responses API of Codex), simulated from the
+documented rules (:class:`.facts.OpenAIRules`).
+
+A request body is read as a sequence of segments in prompt order: the tools, the instructions (Responses),
+then one segment per message or input item, each serialised as ``<role>\\n<text>\\n`` for the estimator (text
+parts joined; other parts as JSON). Caches are kept per routing: the pair (model, ``prompt_cache_key``); a
+request without a key has a routing of its own (OpenAI prompt caching guide: "prompt_cache_key ... is combined
+with the prefix hash", so a different key is a different cache).
+
+One request of ``n`` tokens:
+
+1. **Read.** If ``n >= 1024`` (OpenAI prompt caching guide: "Caching is enabled automatically for prompts that
+   are 1024 tokens or longer"), the longest prefix it shares byte for byte with a live cached prompt of its
+   routing ("Cache hits are only possible for exact prefix matches within a prompt"), counted in tokens
+   (bytes // 4) and rounded down to a multiple of 128 ("cache hits occurring in increments of 128 tokens"), is
+   read if it is at least 1024 tokens. Those tokens cost ``cached_price``; the others the base price (1). There
+   is no write premium.
+2. **Store.** A request of at least 1024 tokens stores its whole prompt in its routing; every prefix of it lives
+   ``ttl_seconds`` from this use ("Cached prefixes generally remain active for 5 to 10 minutes of inactivity").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .anthropic import Usage
+from .facts import ESTIMATOR, Estimator, OpenAIRules
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        parts = []
+        for part in content:
+            if isinstance(part, Mapping) and isinstance(part.get("text"), str):
+                parts.append(part["text"])
+            else:
+                parts.append(json.dumps(part, sort_keys=True, ensure_ascii=False))
+        return "".join(parts)
+    return "" if content is None else json.dumps(content, sort_keys=True, ensure_ascii=False)
+
+
+@dataclass
+class OpenAIPrompt:
+    """A chat-completions or Responses body as the cache sees it: segments with their prefix identities."""
+
+    route: tuple[str, str | None]  # (model, prompt_cache_key)
+    segments: list[bytes]  # the serialised segments
+    hashes: list[bytes]  # identity of the prefix through segment i
+    cum: list[int]  # bytes of segments 0..i
+    root: bytes
+
+    @property
+    def total_bytes(self) -> int:
+        return self.cum[-1] if self.cum else 0
+
+    @classmethod
+    def from_body(cls, body: Mapping[str, Any]) -> OpenAIPrompt:
+        model = str(body.get("model", ""))
+        key = body.get("prompt_cache_key")
+        pieces: list[tuple[str, str]] = []
+        for tool in body.get("tools") or []:
+            pieces.append(("tool", json.dumps(tool, sort_keys=True, ensure_ascii=False)))
+        if "messages" in body:  # chat completions
+            for message in body.get("messages") or []:
+                pieces.append((str(message.get("role", "")), _text_of(message.get("content"))))
+        else:  # Responses: instructions, then the input items
+            if body.get("instructions"):
+                pieces.append(("instructions", str(body["instructions"])))
+            items = body.get("input")
+            if isinstance(items, str):
+                pieces.append(("user", items))
+            for item in items if isinstance(items, list) else []:
+                if isinstance(item, Mapping) and ("role" in item or item.get("type") == "message"):
+                    pieces.append((str(item.get("role", "")), _text_of(item.get("content"))))
+                else:
+                    pieces.append(("item", json.dumps(item, sort_keys=True, ensure_ascii=False)))
+        root = hashlib.blake2b(model.encode("utf-8"), digest_size=16)
+        root_digest = root.digest()
+        segments, hashes, cum = [], [], []
+        total = 0
+        for role, text in pieces:
+            data = f"{role}\n{text}\n".encode("utf-8", "surrogatepass")
+            root.update(len(data).to_bytes(8, "little"))
+            root.update(data)
+            segments.append(data)
+            hashes.append(root.copy().digest())
+            total += len(data)
+            cum.append(total)
+        return cls((model, key if isinstance(key, str) and key else None), segments, hashes, cum, root_digest)
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """The length of the longest common prefix of two byte strings (binary search on slices)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@dataclass
+class _Routing:
+    boundaries: dict[bytes, float] = field(default_factory=dict)  # prefix identity -> last use
+    nexts: dict[bytes, dict[bytes, float]] = field(default_factory=dict)  # prefix -> {next segment: last use}
+
+
+class OpenAICache:
+    """The automatic prompt cache of one OpenAI organisation, fed requests in time order."""
+
+    def __init__(self, rules: OpenAIRules | None = None, estimator: Estimator = ESTIMATOR) -> None:
+        self.rules = rules or OpenAIRules()
+        self.estimator = estimator
+        self.routes: dict[tuple[str, str | None], _Routing] = {}
+
+    def shared_bytes(self, prompt: OpenAIPrompt, at: float) -> int:
+        """The longest prefix (bytes) ``prompt`` shares with a live cached prompt of its routing."""
+        routing = self.routes.get(prompt.route)
+        if routing is None:
+            return 0
+        horizon = at - self.rules.ttl_seconds
+        boundaries = routing.boundaries
+        # Whole segments: a live boundary implies live boundaries before it (every prompt stores all of its
+        # prefixes at once), so the deepest live one is found by binary search.
+        lo, hi = 0, len(prompt.hashes)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if boundaries.get(prompt.hashes[mid], float("-inf")) >= horizon:
+                lo = mid + 1
+            else:
+                hi = mid
+        matched = lo  # segments 0..matched-1 are shared
+        shared = prompt.cum[matched - 1] if matched else 0
+        if matched < len(prompt.segments):  # part of the next segment
+            before = prompt.hashes[matched - 1] if matched else prompt.root
+            ours = prompt.segments[matched]
+            best = 0
+            for theirs, used in routing.nexts.get(before, {}).items():
+                if used >= horizon and theirs[:1] == ours[:1]:
+                    best = max(best, _common_prefix(theirs, ours))
+            shared += best
+        return shared
+
+    def request(self, prompt: OpenAIPrompt, at: float) -> Usage:
+        rules, estimator = self.rules, self.estimator
+        total = estimator.tokens(prompt.total_bytes)
+        usage = Usage(input_tokens=total)
+        cached = 0
+        if total >= rules.min_tokens:
+            shared = estimator.floor_tokens(self.shared_bytes(prompt, at))
+            cached = min(shared, total) // rules.step * rules.step
+            if cached < rules.min_tokens:
+                cached = 0
+            routing = self.routes.setdefault(prompt.route, _Routing())
+            before = prompt.root
+            for segment, digest in zip(prompt.segments, prompt.hashes, strict=True):
+                routing.boundaries[digest] = at
+                routing.nexts.setdefault(before, {})[segment] = at
+                before = digest
+        usage.read_tokens = cached
+        usage.cost = total - cached + rules.cached_price * cached
+        return usage
