@@ -18,10 +18,12 @@ from hypothesis import HealthCheck, Phase, settings
 
 from _advisor_conformance_pytestplugin import target_of
 
+from . import _xfails
 from ._implementation import Implementation, TargetError, load_target
 from ._paths import TESTS_DIR
 from ._reporting import RuleTally
 from .catalogue import load_catalogue
+from .checks import RuleViolation
 
 IMPLEMENTATION = pytest.StashKey[Implementation]()
 TALLY = pytest.StashKey[RuleTally]()
@@ -102,13 +104,24 @@ def strict_should(config: pytest.Config) -> bool:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
-    """A failing test whose rules are all `should` rules is a warning, not a failure, unless the run is strict."""
+    """Attribute a failure to the rules it breaks, apply the xfails file, and warn (not fail) for should rules."""
     report = yield
-    if report.when == "call" and report.failed and not hasattr(report, "wasxfail") and is_conformance_item(item):
+    if report.when != "call" or not is_conformance_item(item):
+        return report
+    rules = rules_of(item)
+    failed_rules = rules
+    if report.failed and call.excinfo is not None and isinstance(call.excinfo.value, RuleViolation):
+        violation = call.excinfo.value
+        # A failure may be blamed on a rule the test does not carry: a precondition the test relies on (the
+        # request for guidance at the end of the final message, say) checked under that rule's own name.
         catalogue = load_catalogue()
-        rules = rules_of(item)
-        if rules and all(rule in catalogue and catalogue[rule].level == "should" for rule in rules) \
-                and not strict_should(item.config):
+        failed_rules = [rule for rule in violation.rules if rule in catalogue] or rules
+        report.user_properties.append(("failed_rules", failed_rules))
+        report.user_properties.append(("checked_rules", [rule for rule in violation.checked if rule in rules]))
+    _xfails.judge(item, report, failed_rules if report.failed else [])
+    if report.failed and not hasattr(report, "wasxfail") and not strict_should(item.config):
+        catalogue = load_catalogue()
+        if all(rule in catalogue and catalogue[rule].level == "should" for rule in failed_rules):
             report.outcome = "passed"
             report.user_properties.append(("should_failed", True))
     return report
@@ -130,17 +143,6 @@ def suite_node_id(item: pytest.Item) -> str:
     return Path(str(item.path)).resolve().relative_to(TESTS_DIR).as_posix() + "::" + item.nodeid.split("::", 1)[1]
 
 
-def read_xfails(path: Path) -> list[tuple[str, str, int]]:
-    """The entries of an xfails file: (rule ID or node ID, comment, line number)."""
-    entries = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        entry, _, comment = line.partition("#")
-        entry = entry.strip()
-        if entry:
-            entries.append((entry.removeprefix("conformance/tests/"), comment.strip(), number))
-    return entries
-
-
 @pytest.hookimpl(tryfirst=True)  # before -m and -k deselect anything
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if config.stash.get(IMPLEMENTATION, None) is None:
@@ -150,28 +152,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def apply_xfails(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the listed expected failures; refuse entries that match no collected test."""
+    """Attach the xfails file's entries to their tests; refuse entries that match no collected test."""
     option = config.getoption("xfails_file") or config.getini("conformance_xfails_file")
     if not option:
         return
     path = config.invocation_params.dir / option
     if not path.is_file():
         raise pytest.UsageError(f"--xfails-file {option}: no such file")
-    entries = read_xfails(path)
-    matched = set()
-    for item in items:
-        if not is_conformance_item(item):
-            continue
-        node, rules = suite_node_id(item), set(rules_of(item))
-        for entry, comment, number in entries:
-            if entry == node or entry in rules:
-                matched.add(number)
-                reason = f"{option}:{number}: {entry}" + (f" ({comment})" if comment else "")
-                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
-                break
-    stale = [f"  {option}:{number}: {entry}" for entry, _, number in entries if number not in matched]
+    entries = _xfails.read(path, option)
+    suite_items = [item for item in items if is_conformance_item(item)]
+    if not suite_items:  # a run of other tests (the project's own): nothing of the suite to expect
+        return
+    stale = _xfails.apply(entries, suite_items, suite_node_id, rules_of)
     if stale:
-        raise pytest.UsageError("entries of the xfails file match no test (remove or fix them):\n" + "\n".join(stale))
+        raise pytest.UsageError("entries of the xfails file match no test (remove or fix them):\n"
+                                + "\n".join(f"  {entry}" for entry in stale))
+    config.pluginmanager.register(_xfails.Ledger(entries), "advisor-conformance-xfails")
 
 
 def check_rules(config: pytest.Config, items: list[pytest.Item]) -> None:

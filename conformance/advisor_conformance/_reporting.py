@@ -42,11 +42,15 @@ RULE_OUTCOMES = ("failed", "warning", "xfailed", "passed", "skipped", "no tests"
 _ORDER = {outcome: rank for rank, outcome in enumerate(TEST_OUTCOMES)}
 
 
-def _rules_from(report: pytest.TestReport) -> list[str]:
+def _property(report: pytest.TestReport, name: str) -> list[str] | None:
     for key, value in report.user_properties:
-        if key == "rules":
+        if key == name:
             return list(value)
-    return []
+    return None
+
+
+def _rules_from(report: pytest.TestReport) -> list[str]:
+    return _property(report, "rules") or []
 
 
 def _message(report: pytest.TestReport, limit: int = 20000) -> str:
@@ -69,6 +73,22 @@ def test_outcome(report: pytest.TestReport) -> str | None:
     if report.when == "call":
         return "warned" if ("should_failed", True) in report.user_properties else "passed"
     return None
+
+
+def attributed(test: dict[str, Any]) -> dict[str, str]:
+    """Each rule of a test with the outcome it gets from that test.
+
+    A failure (or expected failure, or warning) counts against the rules it was attributed to; the test's other
+    rules that it checked in full count as passed; its remaining rules were not checked past the failure and get
+    nothing from this test.
+    """
+    failed = test.get("failed_rules")
+    if failed is None or test["outcome"] in ("passed", "skipped"):
+        return dict.fromkeys(test["rules"], test["outcome"])
+    checked = set(test.get("checked_rules", []))
+    out = {rule: test["outcome"] for rule in [*test["rules"], *failed] if rule in failed}
+    out.update({rule: "passed" for rule in test["rules"] if rule in checked and rule not in failed})
+    return out
 
 
 def rule_outcome(bucket: dict[str, int]) -> str:
@@ -120,6 +140,10 @@ class RuleTally:
             entry["outcome"] = outcome
             if outcome != "passed":
                 entry["message"] = _message(report)
+            failed = _property(report, "failed_rules")
+            if failed is not None and outcome != "passed":
+                entry["failed_rules"] = failed
+                entry["checked_rules"] = _property(report, "checked_rules") or []
 
     # -- results ---------------------------------------------------------------------
 
@@ -128,9 +152,9 @@ class RuleTally:
         for test in self.tests.values():
             if test["outcome"] is None:
                 continue
-            for rule_id in test["rules"]:
+            for rule_id, outcome in attributed(test).items():
                 bucket = counts.setdefault(rule_id, dict.fromkeys(TEST_OUTCOMES, 0))
-                bucket[test["outcome"]] += 1
+                bucket[outcome] += 1
         rows = []
         for rule in self.catalogue.rules.values():
             bucket = counts.get(rule.id, dict.fromkeys(TEST_OUTCOMES, 0))

@@ -16,11 +16,20 @@ MESSAGE_LIMIT = 16000
 
 
 class RuleViolation(AssertionError):
-    """An implementation broke a rule of the catalogue."""
+    """An implementation broke a rule of the catalogue.
+
+    ``rules`` are the rules the failure is attributed to; ``checked`` the rules of the same test that were checked
+    in full and held (a golden vector compares every field, so its other rules are known to pass).
+    """
+
+    def __init__(self, message: str, rules: Iterable[str] = (), checked: Iterable[str] = ()) -> None:
+        super().__init__(message)
+        self.rules = list(rules)
+        self.checked = list(checked)
 
 
 def violation(rules: str | Iterable[str], what: str, *, input: Any = _MISSING, expected: Any = _MISSING,
-              actual: Any = _MISSING, answer: Any = _MISSING) -> RuleViolation:
+              actual: Any = _MISSING, answer: Any = _MISSING, checked: Iterable[str] = ()) -> RuleViolation:
     """Build the failure: ``[rule.id] what``, then the input, the answer, the expected and the actual value."""
     ids = [rules] if isinstance(rules, str) else list(rules)
     lines = [cap_lines(f"[{', '.join(ids)}] {what}", lines=30)]
@@ -38,7 +47,7 @@ def violation(rules: str | Iterable[str], what: str, *, input: Any = _MISSING, e
     message = "\n".join(lines)
     if len(message) > MESSAGE_LIMIT:
         message = message[:MESSAGE_LIMIT] + f"\n… (the message is cut at {MESSAGE_LIMIT} of {len(message)} characters)"
-    return RuleViolation(message)
+    return RuleViolation(message, ids, checked)
 
 
 def _string(text: str) -> str:

@@ -6,6 +6,7 @@ import base64
 import json
 import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .checks import answer_of, check, violation
@@ -41,6 +42,141 @@ def shape_error(impl: Implementation, request: Mapping[str, Any], rules: str | I
     check("error" in answer, rules, "shape accepted input that must be rejected", input=request,
           actual=answer.get("messages"))
     return answer["error"]
+
+
+@dataclass(frozen=True)
+class Deduped:
+    """The place of a deduped file's block in an expected text: its layout is the implementation's choice."""
+
+    path: str
+    content: str = ""
+
+
+def deduped_text(strings: Mapping[str, str], path: str) -> str | None:
+    """A deduped file's block as the implementation declared its layout, or None when it declares none."""
+    layout = strings.get("deduped_file_block")
+    if layout is None:
+        return None
+    values = {"path": path, "notice": strings["deduped_file_notice"]}
+    return re.sub(r"\{(path|notice)\}", lambda match: values[match[1]], layout)
+
+
+def deduped_problem(block: str, slot: Deduped, strings: Mapping[str, str]) -> str | None:
+    """What is wrong with a deduped file's block, or None: it names the path, carries the declared notice (which
+    says where the content is) and none of the file's content (dedupe.notice)."""
+    declared = deduped_text(strings, slot.path)
+    if declared is not None:
+        return None if block == declared else f"the block is not the declared layout: expected {declared!r}"
+    notice = strings["deduped_file_notice"]
+    if slot.path not in block:
+        return f"the block does not name the path {slot.path!r}"
+    if notice not in block:
+        return "the block does not carry the declared deduped-file notice"
+    content = slot.content.strip()
+    # Only content long enough not to be a word of the block's own layout tells the content was sent.
+    if len(content) >= 16 and content not in slot.path + notice and content in block:
+        return "the block carries the file's content"
+    return None
+
+
+def match_parts(actual: str, parts: list[str | Deduped], strings: Mapping[str, str]) -> str | None:
+    """Whether ``actual`` is the exact texts of ``parts`` in order, each :class:`Deduped` part a deduped block
+    between them; None when it is, else where it departs."""
+    found = locate_departure(actual, parts, strings)
+    return None if found is None else found[1]
+
+
+def locate_departure(actual: str, parts: list[str | Deduped], strings: Mapping[str, str]) -> tuple[int, str] | None:
+    """Where ``actual`` departs from ``parts``: the index of the part at which it does (``len(parts)`` for text
+    left over at the end) and what differs there; None when it matches."""
+    position = 0
+    for index, part in enumerate(parts):
+        if isinstance(part, str):
+            if not actual.startswith(part, position):
+                return index, _departure(actual, part, position)
+            position += len(part)
+            continue
+        following = next((p for p in parts[index + 1:] if isinstance(p, str) and p), None)
+        end = len(actual) if following is None else actual.find(following, position)
+        if end < 0:
+            return index, (f"after character {position}, the text that should follow the deduped block of "
+                           f"{part.path!r} is not found: {following[:80]!r}")
+        problem = deduped_problem(actual[position:end], part, strings)
+        if problem:
+            return index, (f"the deduped block of {part.path!r} (characters {position} to {end}, "
+                           f"{actual[position:end]!r:.300}): {problem}")
+        position = end
+    if position != len(actual):
+        return len(parts), f"{len(actual) - position} unexpected characters at the end: " \
+                           f"{actual[position:position + 120]!r}"
+    return None
+
+
+def check_segments(actual: str, segments: Iterable[tuple[str | Deduped, str | Iterable[str]]],
+                   strings: Mapping[str, str], what: str, /, order: tuple[str, list[str]] | None = None,
+                   **context: Any) -> None:
+    """Fail unless ``actual`` is the segments' texts in order (a :class:`Deduped` segment: a deduped file's block),
+    naming the rules of the segment where the text departs: a wrong request for guidance is blamed on its rule,
+    not on the rule of the file or question the test is about. With ``order = (rule, blocks)``, a text that is
+    exactly those blocks in another order is blamed on that rule, with where each block stands."""
+    segments = list(segments)
+    found = locate_departure(actual, [part for part, _ in segments], strings)
+    if found is None:
+        return
+    if order is not None:
+        rule, blocks = order
+        if blocks and all(block in actual for block in blocks):
+            where = [actual.find(block) for block in blocks]
+            reordered = "".join(block for _, block in sorted(zip(where, blocks, strict=True), key=lambda p: p[0]))
+            if reordered == actual:  # the very same blocks, in another order
+                raise violation(rule, f"{what}: every block is there, but in another order: the blocks stand at "
+                                      f"characters {where} (in the expected order)", **context)
+    index, problem = found
+    raise violation(blame(segments, index, actual, strings), f"{what}: {problem}", **context)
+
+
+def blame(segments: list[tuple[str | Deduped, str | Iterable[str]]], index: int, actual: str,
+          strings: Mapping[str, str]) -> list[str]:
+    """The rules of the segment where the text departs; at the very start of a segment the text before may have
+    run on (a question left untrimmed, say), so the previous segment's rules are named too."""
+    def rules_of(i: int) -> list[str]:
+        owner = segments[i][1]
+        return [owner] if isinstance(owner, str) else list(owner)
+
+    if not segments:
+        return []
+    index = min(index, len(segments) - 1)
+    named = rules_of(index)
+    if index > 0 and _starts_at_segment(segments, index, actual, strings):
+        named = [*rules_of(index - 1), *(rule for rule in named if rule not in rules_of(index - 1))]
+    return named
+
+
+def _starts_at_segment(segments: list[tuple[str | Deduped, Any]], index: int, actual: str,
+                       strings: Mapping[str, str]) -> bool:
+    """Whether the text departs exactly where segment ``index`` begins (the segments before it all matched)."""
+    prefix = [part for part, _ in segments[:index]]
+    if any(isinstance(part, Deduped) for part in prefix):
+        return False
+    start = sum(len(part) for part in prefix)
+    part = segments[index][0]
+    return isinstance(part, str) and (not part or actual[start:start + 1] != part[:1])
+
+
+def files_part(final_text: str, strings: Mapping[str, str], /, **context: Any) -> str:
+    """The final message without its closing request for guidance (whose absence is request.guidance-request's)."""
+    guidance = strings["guidance_request"]
+    check(final_text.endswith(guidance), "request.guidance-request",
+          "the trailing message does not end with the declared request for guidance", actual=final_text, **context)
+    return final_text[: len(final_text) - len(guidance)]
+
+
+def _departure(actual: str, part: str, position: int) -> str:
+    offset = next((i for i, (a, b) in enumerate(zip(actual[position:], part, strict=False)) if a != b),
+                  min(len(part), len(actual) - position))
+    at = position + offset
+    return (f"the text departs at character {at}: expected …{part[max(0, offset - 40):offset + 60]!r}…, "
+            f"got …{actual[max(position, at - 40):at + 60]!r}…")
 
 
 def final(messages: Messages) -> str:

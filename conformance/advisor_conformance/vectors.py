@@ -2,11 +2,28 @@
 
 A vector file holds ``{"area", "description", "cases": [...]}``; each case is
 ``{"id", "description", "rules", "op", "input", "expect"}`` and optionally
-``"requires": {"args_json": "origin"}``. ``expect`` is the operation's answer
-(``{"messages": [...]}``) or ``{"error": {"code": ...}}``.
+``"requires": {"args_json": "origin"}`` and ``"pins"``. ``expect`` is the
+operation's answer (``{"messages": [...]}``) or ``{"error": {"code": ...}}``.
+
+**Attribution.** The answer is compared field by field and every difference
+is collected (:func:`differences`). ``pins`` says which fields pin which of the
+case's rules: ``{"calls[*].result": ["budget.shared-counter"],
+"provider_requests[*].transport_session": ["transport.main-session"]}``; a
+pattern is a path into the answer (keys, ``[N]``, ``[-N]`` from the end,
+``[*]`` any index) and covers the field and everything under it; the longest
+pattern that covers a difference decides its rules, and a difference no pattern
+covers is attributed to all the case's rules. A failing case then names only
+the rules its differences break (:func:`attribute`).
 
 Two small notations keep big values readable (see ``fixtures/README.md``):
 
+* matchers on the expected side: ``{"$hex32": "label"}`` (a fresh cache key),
+  ``{"$between": [lo, hi]}`` (an integer in that range), ``{"$ignore": "why"}``
+  (any value: a field the case does not pin, such as the shaped messages of a
+  runtime case that is not about shaping), and ``{"$segments": [[text, [rules]],
+  ...]}``: a string made of these texts in order, where a departure inside a
+  segment is blamed on that segment's rules (the final message: its in-flight
+  block, each file, the question, the request for guidance);
 * a macro object with one ``$`` key, anywhere a string is expected:
   ``{"$repeat": ["ab", 3]}`` → ``"ababab"``; ``{"$concat": [a, b, ...]}``
   joins strings (which may be macros themselves);
@@ -30,6 +47,8 @@ from .oracle import normalise_numbers
 PLACEHOLDER = re.compile(r"\{\{([a-z_]+)(?::(\d+):(\d+))?\}\}")
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
 _TOOL_CALL_LINE = re.compile(r"^\[tool_call: (?P<name>.*?) (?P<args>\{.*\})\]$")
+MATCHERS = ("$hex32", "$between", "$ignore", "$segments")
+_PATTERN_TOKEN = re.compile(r"\[(\*|-?\d+)\]|\.?([^.\[\]]+)")
 
 
 class VectorError(ValueError):
@@ -47,6 +66,7 @@ class Case:
     expect: Any
     requires: Mapping[str, str]
     workspace: Mapping[str, Any] | None = None
+    pins: Mapping[str, tuple[str, ...]] | None = None
 
     @property
     def key(self) -> str:
@@ -57,8 +77,11 @@ def expand(value: Any, where: str = "") -> Any:
     """Expand ``$repeat`` and ``$concat`` macros, recursively."""
     if isinstance(value, dict):
         macros = [key for key in value if key.startswith("$")]
-        if macros == ["$hex32"] and len(value) == 1:
-            return value  # a matcher of the expected side, resolved by difference()
+        if len(value) == 1 and macros == ["$segments"]:
+            return {"$segments": [[expand(text, f"{where}.$segments[{i}]"), rules]
+                                  for i, (text, rules) in enumerate(value["$segments"])]}
+        if len(value) == 1 and macros and macros[0] in MATCHERS:
+            return value  # a matcher of the expected side, resolved by differences()
         if macros:
             if len(value) != 1:
                 raise VectorError(f"{where}: a macro object has exactly one key, got {sorted(value)}")
@@ -84,9 +107,25 @@ def expand(value: Any, where: str = "") -> Any:
     return value
 
 
+_DEDUPED = re.compile(r"\{\{deduped:([^{}]+)\}\}")
+_SLOT = re.compile("\ue000([^\ue001]*)\ue001")
+
+
 def fill(value: Any, strings: Mapping[str, str]) -> Any:
-    """Replace ``{{name}}`` placeholders by the declared strings (``{{budget_spent:U:M}}`` fills in used/max)."""
+    """Replace ``{{name}}`` placeholders by the declared strings (``{{budget_spent:U:M}}`` fills in used/max).
+
+    ``{{deduped:PATH}}`` is a deduped file's block: the declared layout when the implementation declares one,
+    else a slot the comparison checks by what it must hold (the path, the notice, none of the content).
+    """
     if isinstance(value, str):
+        from .shaping import deduped_text
+
+        def deduped(match: re.Match[str]) -> str:
+            declared = deduped_text(strings, match[1]) if "deduped_file_notice" in strings else None
+            return declared if declared is not None else f"\ue000{match[1]}\ue001"
+
+        value = _DEDUPED.sub(deduped, value)
+
         def replace(match: re.Match[str]) -> str:
             name = match[1]
             if name not in strings:
@@ -119,50 +158,196 @@ def canonical_tool_calls(content: str) -> str:
     return "\n".join(lines)
 
 
-def difference(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str, str], path: str = "answer"
-               ) -> str | None:
-    """Where ``actual`` first departs from ``expected``, or None.
+@dataclass(frozen=True)
+class Difference:
+    """One field where the answer departs from the vector: its path, and what was expected and found there."""
+
+    path: tuple[tuple[str | int, int], ...]  # (key or index, length of the list for an index, else 0)
+    what: str
+    rules: tuple[str, ...] = ()  # the rules a $segments part blames; empty: the pins decide
+
+    @property
+    def where(self) -> str:
+        out = "answer"
+        for step, _ in self.path:
+            out += f"[{step}]" if isinstance(step, int) else f".{step}"
+        return out
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.what}"
+
+
+def _show(value: Any, limit: int = 200) -> str:
+    from ._bounded import excerpt
+
+    return excerpt(value, limit)
+
+
+def _text_difference(expected: str, actual: str) -> str:
+    """Where two strings first differ, with their lengths and the region around it."""
+    at = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
+              min(len(expected), len(actual)))
+    start = max(0, at - 40)
+    return (f"strings differ at character {at} (expected {len(expected)} characters, got {len(actual)}): "
+            f"expected …{expected[start:at + 60]!r}…, got …{actual[start:at + 60]!r}…")
+
+
+def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str, str] | None = None,
+                path: tuple[tuple[str | int, int], ...] = (), strings: Mapping[str, str] | None = None,
+                contents: Mapping[str, str] | None = None) -> list[Difference]:
+    """Every field where ``actual`` departs from ``expected``.
 
     * ``{"$hex32": "label"}`` matches a fresh cache key (32 lower-case hex
       digits); every place with the same label holds the same key, and
-      different labels hold different keys.
+      different labels hold different keys. ``{"$between": [lo, hi]}`` matches
+      an integer in the range; ``{"$ignore": "why"}`` matches anything.
     * Under an ``error`` key, only the fields the vector gives are compared
       (usually just ``code``).
     * Tool-call lines compare as JSON values unless ``exact_args``.
+    * Arrays of different lengths are one difference (their items are not paired).
+    * A deduped file's slot (``{{deduped:PATH}}`` where no layout is declared) matches any block that names the
+      path, carries the declared notice (``strings``) and none of the file's content (``contents``).
     """
-    if isinstance(expected, dict) and set(expected) == {"$hex32"}:
-        label = expected["$hex32"]
-        if not (isinstance(actual, str) and HEX32.match(actual)):
-            return f"{path}: expected a fresh key (32 lower-case hex digits), got {actual!r}"
-        if keys.setdefault(label, actual) != actual:
-            return f"{path}: expected the same key as the other {label!r} places ({keys[label]!r}), got {actual!r}"
-        if list(keys.values()).count(actual) > 1:
-            return f"{path}: the key of {label!r} is the same as another label's ({actual!r})"
-        return None
+    keys = {} if keys is None else keys
+    if isinstance(expected, dict) and len(expected) == 1 and next(iter(expected)) in MATCHERS:
+        (name, argument), = expected.items()
+        if name == "$segments":
+            return _segments(argument, actual, path, exact_args=exact_args, strings=strings, contents=contents)
+        return [Difference(path, problem)] if (problem := _matcher(name, argument, actual, keys)) else []
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
-            return f"{path}: expected an object, got {actual!r}"
-        names = expected if path.endswith("error") else sorted(set(expected) | set(actual))
+            return [Difference(path, f"expected an object, got {_show(actual)}")]
+        names = list(expected) if path and path[-1][0] == "error" else sorted(set(expected) | set(actual))
+        found: list[Difference] = []
         for name in names:
-            if name not in actual or name not in expected:
-                return f"{path}.{name}: {'missing' if name not in actual else 'not expected'}"
-            found = difference(expected[name], actual[name], exact_args=exact_args, keys=keys, path=f"{path}.{name}")
-            if found:
-                return found
-        return None
+            here = (*path, (name, 0))
+            if name not in actual:
+                found.append(Difference(here, f"missing (expected {_show(expected[name])})"))
+            elif name not in expected:
+                found.append(Difference(here, f"not expected (got {_show(actual[name])})"))
+            else:
+                found.extend(differences(expected[name], actual[name], exact_args=exact_args, keys=keys, path=here,
+                                         strings=strings, contents=contents))
+        return found
     if isinstance(expected, list):
-        if not isinstance(actual, list) or len(actual) != len(expected):
-            return f"{path}: expected {len(expected)} items, got {len(actual) if isinstance(actual, list) else actual!r}"
+        if not isinstance(actual, list):
+            return [Difference(path, f"expected an array of {len(expected)} items, got {_show(actual)}")]
+        if len(actual) != len(expected):
+            return [Difference(path, f"expected {len(expected)} items, got {len(actual)}")]
+        found = []
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            found = difference(want, got, exact_args=exact_args, keys=keys, path=f"{path}[{index}]")
-            if found:
-                return found
-        return None
+            found.extend(differences(want, got, exact_args=exact_args, keys=keys, path=(*path, (index, len(expected))),
+                                     strings=strings, contents=contents))
+        return found
     if isinstance(expected, str) and isinstance(actual, str) and not exact_args:
         expected, actual = canonical_tool_calls(expected), canonical_tool_calls(actual)
+    if isinstance(expected, str) and isinstance(actual, str) and "\ue000" in expected and strings is not None:
+        from .shaping import Deduped, match_parts
+
+        pieces = _SLOT.split(expected)  # literal, path, literal, path, ..., literal
+        parts: list[str | Deduped] = [piece if index % 2 == 0 else Deduped(piece, (contents or {}).get(piece, ""))
+                                      for index, piece in enumerate(pieces)]
+        problem = match_parts(actual, [part for part in parts if part != ""], strings)
+        return [Difference(path, problem)] if problem else []
     if expected != actual or type(expected) is not type(actual):
-        return f"{path}: expected {expected!r:.300}, got {actual!r:.300}"
+        if isinstance(expected, str) and isinstance(actual, str):
+            return [Difference(path, _text_difference(expected, actual))]
+        return [Difference(path, f"expected {_show(expected)}, got {_show(actual)}")]
+    return []
+
+
+def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | int, int], ...], *, exact_args: bool,
+              strings: Mapping[str, str] | None, contents: Mapping[str, str] | None) -> list[Difference]:
+    """A string made of segments, each blamed on its own rules where the text departs inside it."""
+    from .shaping import Deduped, locate_departure
+
+    if not isinstance(actual, str):
+        return [Difference(path, f"expected a string, got {_show(actual)}")]
+    parts: list[str | Deduped] = []
+    owner: list[tuple[str, ...]] = []
+    for text, rules in segments:
+        if not exact_args:
+            text = canonical_tool_calls(text)
+        for index, piece in enumerate(_SLOT.split(text)):
+            if piece or index % 2:
+                parts.append(piece if index % 2 == 0 else Deduped(piece, (contents or {}).get(piece, "")))
+                owner.append(tuple(rules))
+    if not exact_args:
+        actual = canonical_tool_calls(actual)
+    found = locate_departure(actual, parts, strings or {})
+    if found is None:
+        return []
+    index, what = found
+    return [Difference(path, what, owner[min(index, len(owner) - 1)] if owner else ())]
+
+
+def _matcher(name: str, argument: Any, actual: Any, keys: dict[str, str]) -> str | None:
+    if name == "$ignore":
+        return None
+    if name == "$between":
+        low, high = argument
+        if isinstance(actual, int) and not isinstance(actual, bool) and low <= actual <= high:
+            return None
+        return f"expected an integer from {low} to {high}, got {_show(actual)}"
+    if not (isinstance(actual, str) and HEX32.match(actual)):
+        return f"expected a fresh key (32 lower-case hex digits), got {_show(actual)}"
+    if keys.setdefault(argument, actual) != actual:
+        return f"expected the same key as the other {argument!r} places ({keys[argument]!r}), got {actual!r}"
+    if list(keys.values()).count(actual) > 1:
+        return f"the key of {argument!r} is the same as another label's ({actual!r})"
     return None
+
+
+def difference(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str, str], path: str = "answer"
+               ) -> str | None:
+    """The first difference as text, or None (see :func:`differences`)."""
+    found = differences(expected, actual, exact_args=exact_args, keys=keys)
+    return str(found[0]) if found else None
+
+
+def parse_pattern(pattern: str, where: str = "pins") -> list[str | int]:
+    """A pins pattern as steps: keys, integers (negative from the end), and ``"*"`` for any index."""
+    steps: list[str | int] = []
+    position = 0
+    for match in _PATTERN_TOKEN.finditer(pattern):
+        if match.start() != position:
+            break
+        index, key = match.groups()
+        steps.append(key if key is not None else (index if index == "*" else int(index)))
+        position = match.end()
+    if position != len(pattern) or not steps:
+        raise VectorError(f"{where}: {pattern!r} is not a path such as calls[*].result or messages[-1].content")
+    return steps
+
+
+def covers(pattern: list[str | int], path: tuple[tuple[str | int, int], ...]) -> bool:
+    """Whether a pins pattern covers a difference's path (the field itself, or something under it)."""
+    if len(pattern) > len(path):
+        return False
+    for want, (step, length) in zip(pattern, path, strict=False):
+        if want == "*":
+            if not isinstance(step, int):
+                return False
+        elif isinstance(want, int):
+            if not isinstance(step, int) or (want if want >= 0 else length + want) != step:
+                return False
+        elif want != step:
+            return False
+    return True
+
+
+def attribute(case: Case, found: list[Difference]) -> dict[Difference, tuple[str, ...]]:
+    """The rules each difference breaks: those of the longest pins pattern covering it, else all the case's."""
+    parsed = [(parse_pattern(pattern), rules) for pattern, rules in (case.pins or {}).items()]
+    out = {}
+    for diff in found:
+        if diff.rules:
+            out[diff] = diff.rules
+            continue
+        best = max(((len(steps), rules) for steps, rules in parsed if covers(steps, diff.path)), default=None,
+                   key=lambda pair: pair[0])
+        out[diff] = best[1] if best else case.rules
+    return out
 
 
 def load_file(path: Path) -> list[Case]:
@@ -177,7 +362,7 @@ def load_file(path: Path) -> list[Case]:
     for index, raw in enumerate(data["cases"]):
         where = f"{path.name}: cases[{index}]"
         missing = {"id", "description", "rules", "op", "input", "expect"} - set(raw)
-        extra = set(raw) - {"id", "description", "rules", "op", "input", "expect", "requires", "workspace"}
+        extra = set(raw) - {"id", "description", "rules", "op", "input", "expect", "requires", "workspace", "pins"}
         if missing or extra:
             raise VectorError(f"{where}: missing {sorted(missing)}, unknown {sorted(extra)}")
         if raw["id"] in seen:
@@ -185,6 +370,12 @@ def load_file(path: Path) -> list[Case]:
         seen.add(raw["id"])
         if not raw["rules"]:
             raise VectorError(f"{where}: a case names at least one rule")
+        _check_segments(raw["expect"], set(raw["rules"]), f"{where}.expect")
+        pins = raw.get("pins", {})
+        for pattern, pinned in pins.items():
+            parse_pattern(pattern, f"{where}.pins")
+            if not pinned or not set(pinned) <= set(raw["rules"]):
+                raise VectorError(f"{where}.pins[{pattern!r}]: pins name some of the case's rules, got {pinned}")
         cases.append(
             Case(
                 file=path.stem,
@@ -196,9 +387,26 @@ def load_file(path: Path) -> list[Case]:
                 expect=expand(raw["expect"], f"{where}.expect"),
                 requires=raw.get("requires", {}),
                 workspace=expand(raw.get("workspace"), f"{where}.workspace"),
+                pins={pattern: tuple(pinned) for pattern, pinned in pins.items()},
             )
         )
     return cases
+
+
+def _check_segments(value: Any, rules: set[str], where: str) -> None:
+    """Every $segments part is [text, [rules of the case]]."""
+    if isinstance(value, dict):
+        if set(value) == {"$segments"}:
+            for index, segment in enumerate(value["$segments"]):
+                if not (isinstance(segment, list) and len(segment) == 2 and isinstance(segment[1], list)
+                        and segment[1] and set(segment[1]) <= rules):
+                    raise VectorError(f"{where}.$segments[{index}]: a segment is [text, [some of the case's rules]]")
+            return
+        for key, item in value.items():
+            _check_segments(item, rules, f"{where}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_segments(item, rules, f"{where}[{index}]")
 
 
 def vector_files(directory: Path | None = None) -> list[Path]:

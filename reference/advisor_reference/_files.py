@@ -7,6 +7,7 @@ the caps see the same lengths as the origin's byte strings.
 
 from __future__ import annotations
 
+import re
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -133,6 +134,10 @@ def file_block_parts(path: str, content: CappedContent,
     return (f"File: {path}\n```\n", decode(content.kept), content.marker, "\n```\n\n")  # rule: files.render-format
 
 
-def deduped_block_parts(path: str, notice: str) -> tuple[str, ...]:
-    """A deduped file block: ``File: <path>``, the notice that says where the content is, a blank line."""
-    return (f"File: {path}\n{notice}\n\n",)  # rule: dedupe.notice
+def deduped_block_parts(path: str, notice: str, layout: str = "File: {path}\n{notice}\n\n") -> tuple[str, ...]:
+    """A deduped file block: the declared layout with the path and the notice that says where the content is.
+
+    rule: dedupe.notice
+    """
+    values = {"path": path, "notice": notice}
+    return (re.sub(r"\{(path|notice)\}", lambda match: values[match[1]], layout),)

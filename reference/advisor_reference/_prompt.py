@@ -150,7 +150,7 @@ class RequestBuilder:
 
         rule: dedupe.notice
         """
-        return deduped_block_parts(path, self.strings.deduped_file_notice)
+        return deduped_block_parts(path, self.strings.deduped_file_notice, self.strings.deduped_file_block)
 
     def decode_content(self, data: bytes) -> str:
         """A file's kept bytes as text: one U+FFFD per byte that is not part of valid UTF-8.

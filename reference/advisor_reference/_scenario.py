@@ -119,12 +119,13 @@ def _reply(raw: Any, at: str) -> ScriptedReply:
                          finish_reason=_get(raw, "finish_reason", str, "stop", at), delay_s=delay)
 
 
-def _call(raw: Any, index: int, at: str) -> _Call:
+def _call(raw: Any, index: int, at: str, open_roles: bool = False) -> _Call:
     raw = _object(raw, at)
     reject_unknown_keys(raw, _CALL, at)
     if "snapshot" not in raw:
         raise AdvisorInputError("is required (null for a missing snapshot)", at=f"{at}.snapshot")
-    snapshot = None if raw["snapshot"] is None else parse_transcript(raw["snapshot"], at=f"{at}.snapshot")
+    snapshot = None if raw["snapshot"] is None else parse_transcript(raw["snapshot"], at=f"{at}.snapshot",
+                                                                     open_roles=open_roles)
     agent = _get(raw, "agent", (str, type(None)), None, at)
     conversation = _get(raw, "conversation", int, 1, at)
     turn = _get(raw, "turn", int, 1, at)
@@ -205,7 +206,7 @@ class _Run:
 
 
 def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[AdvisorRuntime] = AdvisorRuntime,
-                 http_class: type[HttpProvider] = HttpProvider) -> dict[str, Any]:
+                 http_class: type[HttpProvider] = HttpProvider, *, open_roles: bool = False) -> dict[str, Any]:
     """Run a scenario; malformed params raise :class:`AdvisorInputError` naming the field."""
     params = _object(params, "params")
     reject_unknown_keys(params, _PARAMS)
@@ -226,12 +227,12 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
             raise AdvisorInputError("a step is one of {call}, {concurrent}, {tools}", at=at)
         kind, body = next(iter(step.items()))
         if kind == "call":
-            plan.append(("call", _call(body, count, f"{at}.call")))
+            plan.append(("call", _call(body, count, f"{at}.call", open_roles)))
             count += 1
         elif kind == "concurrent":
             if not isinstance(body, list):
                 raise AdvisorInputError("must be an array of calls", at=f"{at}.concurrent")
-            calls = [_call(item, count + j, f"{at}.concurrent[{j}]") for j, item in enumerate(body)]
+            calls = [_call(item, count + j, f"{at}.concurrent[{j}]", open_roles) for j, item in enumerate(body)]
             plan.append(("concurrent", calls))
             count += len(calls)
         else:

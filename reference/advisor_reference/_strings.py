@@ -26,6 +26,8 @@ class DeclaredStrings:
     budget_spent: str
     no_content_note: str
     token_limit_note: str
+    #: A deduped file's block: {path} and {notice} are filled in (the layout is the implementation's choice).
+    deduped_file_block: str = "File: {path}\n{notice}\n\n"
 
     def to_json(self) -> dict[str, str]:
         return asdict(self)

@@ -93,13 +93,18 @@ def _string(raw: Mapping[str, Any], key: str, at: str, *, required: bool = False
     return to_valid_unicode(value)
 
 
-def parse_message(raw: Any, at: str) -> Message:
-    """Parse one message; ``at`` is its path for error messages (``transcript[3]``)."""
+def parse_message(raw: Any, at: str, *, open_roles: bool = False) -> Message:
+    """Parse one message; ``at`` is its path for error messages (``transcript[3]``).
+
+    A role outside system, user, assistant and tool is refused, naming the field: the reference's choice, since
+    a provider would refuse such a message anyway. With ``open_roles`` it is kept with its role and content,
+    as the origin's flattening passes it through (clarifications §10).
+    """
     if not isinstance(raw, Mapping):
         raise AdvisorInputError(f"must be an object, got {_type_name(raw)}", at=at)
     reject_unknown_keys(raw, _MESSAGE_KEYS, at)
     role = _string(raw, "role", at, required=True)
-    if role not in ROLES:  # rule: transcript.malformed-rejected
+    if role not in ROLES and (not open_roles or not role):  # rule: transcript.malformed-rejected
         raise AdvisorInputError(f"must be one of {', '.join(ROLES)}, got {role!r}", at=f"{at}.role")
     content = _string(raw, "content", at, nullable=True)  # null content reads as "" (rule: transcript.roles)
     reasoning = _string(raw, "reasoning_content", at, nullable=True)
@@ -154,7 +159,7 @@ def _parse_tool_calls(raw: Any, at: str) -> tuple[ToolCall, ...]:
     return tuple(calls)
 
 
-def parse_transcript(raw: Any, at: str = "transcript") -> tuple[Message, ...]:
+def parse_transcript(raw: Any, at: str = "transcript", *, open_roles: bool = False) -> tuple[Message, ...]:
     """Parse a JSON transcript (a list of message objects) into messages.
 
     Raises :class:`AdvisorInputError` naming the message index and field of
@@ -162,7 +167,7 @@ def parse_transcript(raw: Any, at: str = "transcript") -> tuple[Message, ...]:
     """
     if not isinstance(raw, list):
         raise AdvisorInputError(f"must be an array of messages, got {_type_name(raw)}", at=at)
-    return tuple(parse_message(item, f"{at}[{index}]") for index, item in enumerate(raw))
+    return tuple(parse_message(item, f"{at}[{index}]", open_roles=open_roles) for index, item in enumerate(raw))
 
 
 def message_to_json(message: Message) -> dict[str, Any]:

@@ -256,6 +256,10 @@ class PathPolicy:
 
     @staticmethod
     def _refusal(exc: OSError, raw: str, at: str) -> FileRefused:
+        """The file_error of a failed open or walk, naming the path as the caller gave it, never the host path.
+
+        rule: workspace.error-paths
+        """
         if exc.errno == errno.ENOENT:  # named as the caller gave it (rule: workspace.missing-file)
             return FileRefused(f"{raw}: no such file", at=at)
         if exc.errno == errno.ELOOP:  # the last component became a link after the walk judged it

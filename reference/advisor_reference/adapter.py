@@ -83,6 +83,8 @@ class ReferenceAdapter:
     builder_class = RequestBuilder
     runtime_class = AdvisorRuntime
     http_provider_class = HttpProvider
+    #: Whether a message of a role the model does not know passes through (as in the origin) instead of failing.
+    open_roles = False
 
     def __init__(self, builder: RequestBuilder | None = None) -> None:
         self.builder = builder or self.builder_class(self.strings)
@@ -106,7 +108,7 @@ class ReferenceAdapter:
             reject_unknown_keys(params, _SHAPE_KEYS)
             if "transcript" not in params:
                 raise AdvisorInputError("is required", at="transcript")
-            snapshot = parse_transcript(params["transcript"])
+            snapshot = parse_transcript(params["transcript"], open_roles=self.open_roles)
             question = params.get("question", "")
             if not isinstance(question, str):
                 raise AdvisorInputError("must be a string", at="question")
@@ -138,7 +140,8 @@ class ReferenceAdapter:
 
     def scenario(self, params: Mapping[str, Any]) -> dict[str, Any]:
         try:
-            return run_scenario(params, self.builder, self.runtime_class, self.http_provider_class)
+            return run_scenario(params, self.builder, self.runtime_class, self.http_provider_class,
+                                open_roles=self.open_roles)
         except AdvisorInputError as error:
             return {"error": error.to_json()}
 

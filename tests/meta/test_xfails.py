@@ -1,4 +1,5 @@
-"""Expected failures (--xfails-file): listed rules and tests may fail, and the list cannot rot."""
+"""Expected failures (--xfails-file): listed rules and tests may fail, other failures still show, and the list cannot
+rot."""
 
 from __future__ import annotations
 
@@ -6,41 +7,94 @@ from ..support.runner import SUITE, run_pytest
 
 BROKEN = "--impl=tests.fakes.broken.shaping:MarkerOffByOne"  # breaks elision.marker-format only
 SELECT = [f"{SUITE}/test_elision.py", "-q"]
+NODE = "test_elision.py::test_marker_reports_the_true_length[1001]"
+
+
+def _run(tmp_path, text, *args):
+    (tmp_path / "xfails.txt").write_text(text)
+    return run_pytest(*SELECT, f"--xfails-file={tmp_path / 'xfails.txt'}", *args)
+
+
+def _outcomes(run, rule=None):
+    return {t["nodeid"].split("/")[-1]: t["outcome"] for t in run.report["tests"] if rule is None or rule in t["rules"]}
 
 
 def test_listed_rule_is_expected_to_fail(tmp_path):
     """A rule listed in the xfails file turns its failing tests into expected failures, with the comment as reason."""
-    (tmp_path / "xfails.txt").write_text("# differences we know of\nelision.marker-format  # we count a NUL\n")
-    run = run_pytest(*SELECT, BROKEN, f"--xfails-file={tmp_path / 'xfails.txt'}", "-rx", "-m",
-                     'rule(id="elision.marker-format")')
+    run = _run(tmp_path, "# differences we know of\nelision.marker-format  # we count a NUL\n", BROKEN, "-rx", "-m",
+               'rule(id="elision.marker-format")')
     assert run.returncode == 0, run.stdout[-3000:]
-    outcomes = {t["nodeid"]: t["outcome"] for t in run.report["tests"] if "elision.marker-format" in t["rules"]}
+    outcomes = _outcomes(run, "elision.marker-format")
     assert outcomes and set(outcomes.values()) == {"xfailed"}, outcomes
     assert "we count a NUL" in run.stdout
+    assert {row["id"]: row["outcome"] for row in run.report["rules"]}["elision.marker-format"] == "xfailed"
+
+
+def test_rule_entry_lets_the_rules_passing_tests_pass(tmp_path):
+    """A rule entry whose rule fails in some tests only: those are expected failures, the others simply pass."""
+    run = _run(tmp_path, "elision.marker-format\n", BROKEN)
+    assert run.returncode == 0, run.stdout[-3000:]
+    outcomes = _outcomes(run)
+    assert "xfailed" in outcomes.values() and "passed" in outcomes.values(), outcomes
+    assert "failed" not in outcomes.values(), outcomes
+
+
+def test_failure_of_an_unlisted_rule_still_fails(tmp_path):
+    """A rule entry covers failures attributed to that rule only: a test failing for another rule still fails."""
+    run = _run(tmp_path, "elision.threshold  # listed, but this implementation breaks the marker\n", BROKEN, "-m",
+               'rule(id="elision.marker-format") or rule(id="elision.threshold")')
+    assert run.returncode == 1, run.stdout[-3000:]
+    failed = [t for t in run.failed_tests() if "elision.marker-format" in t["rules"]]
+    assert failed, _outcomes(run)
 
 
 def test_listed_node_id_covers_one_test(tmp_path):
     """A node ID entry marks exactly that test; the rule's other tests still fail."""
-    node = "test_elision.py::test_marker_reports_the_true_length[1001]"
-    (tmp_path / "xfails.txt").write_text(f"{node}\n")
-    run = run_pytest(*SELECT, BROKEN, f"--xfails-file={tmp_path / 'xfails.txt'}", "-m",
-                     'rule(id="elision.marker-format")')
-    by_node = {t["nodeid"].split("/")[-1]: t["outcome"] for t in run.report["tests"]}
-    assert by_node[node] == "xfailed"
+    run = _run(tmp_path, f"{NODE}\n", BROKEN, "-m", 'rule(id="elision.marker-format")')
+    by_node = _outcomes(run)
+    assert by_node[NODE] == "xfailed"
     assert by_node["test_elision.py::test_marker_reports_the_true_length[4096]"] == "failed"
+
+
+def test_node_id_as_printed_from_an_installed_suite_is_accepted(tmp_path):
+    """A node ID as pytest prints it from wherever the suite lives (a site-packages path) names the same test."""
+    printed = f"/usr/lib/python3/site-packages/advisor_conformance/tests/{NODE}"
+    run = _run(tmp_path, f"{printed}\n", BROKEN, "-m", 'rule(id="elision.marker-format")')
+    assert run.returncode == 1 and _outcomes(run)[NODE] == "xfailed", run.stdout[-2000:] + run.stderr[-2000:]
+
+
+def test_overlapping_entries_all_count(tmp_path):
+    """A node ID and its rule both listed: neither entry is reported as matching no test."""
+    run = _run(tmp_path, f"elision.marker-format\n{NODE}\n", BROKEN)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert _outcomes(run)[NODE] == "xfailed"
 
 
 def test_entry_matching_no_test_is_an_error(tmp_path):
     """An entry that matches no collected test stops the run, naming the line."""
-    (tmp_path / "xfails.txt").write_text("elision.threshold\nelision.no-such-rule  # renamed long ago\n")
-    run = run_pytest(*SELECT, "--impl=reference", f"--xfails-file={tmp_path / 'xfails.txt'}")
+    run = _run(tmp_path, "elision.threshold\nelision.no-such-rule  # renamed long ago\n", "--impl=reference")
     assert run.returncode == 4, run.stdout + run.stderr
-    assert "xfails.txt:2: elision.no-such-rule" in run.stderr and "match no test" in run.stderr
+    assert "xfails.txt:2: elision.no-such-rule" in run.stderr
 
 
-def test_listed_test_that_passes_fails_the_run(tmp_path):
-    """A listed test that passes is an unexpected pass, and the run fails."""
-    (tmp_path / "xfails.txt").write_text("elision.threshold  # stale: it was fixed\n")
-    run = run_pytest(*SELECT, "--impl=reference", f"--xfails-file={tmp_path / 'xfails.txt'}")
+def test_listed_rule_that_no_longer_fails_fails_the_run(tmp_path):
+    """A rule entry whose tests ran and none failed is stale: the run fails, naming the entry."""
+    run = _run(tmp_path, "elision.threshold  # stale: it was fixed\n", "--impl=reference")
     assert run.returncode == 1, run.stdout[-2000:]
-    assert "XPASS(strict)" in run.stdout
+    assert "xfails.txt:1: elision.threshold" in run.stdout
+
+
+def test_listed_node_that_passes_fails_the_run(tmp_path):
+    """A node ID entry whose test passes is an unexpected pass, and the run fails."""
+    run = _run(tmp_path, f"{NODE}  # stale\n", "--impl=reference")
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert _outcomes(run)[NODE] == "failed"
+
+
+def test_ini_xfails_file_does_not_break_a_run_of_other_tests(tmp_path):
+    """With the xfails file in the ini, a run of the project's own tests (none of the suite) is unaffected."""
+    (tmp_path / "xfails.txt").write_text("elision.marker-format\n")
+    (tmp_path / "test_own.py").write_text("def test_own():\n    assert True\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nconformance_impl = reference\nconformance_xfails_file = xfails.txt\n")
+    run = run_pytest("test_own.py", "-q", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]

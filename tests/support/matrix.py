@@ -12,7 +12,8 @@ parametrization at session scope, so the fixtures built on it (``strings``,
 ``snapshot_dir``) follow.
 
 ``OUT`` receives one JSON line per test outcome: ``{"entry", "nodeid",
-"rules", "outcome", "message"}``. Works under pytest-xdist (the controller
+"rules", "failed_rules", "outcome", "message"}`` (``failed_rules``: the rules a
+failure is attributed to, else the test's own). Works under pytest-xdist (the controller
 writes the report).
 """
 
@@ -130,6 +131,7 @@ class _Writer:
         if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
             message = str(report.longrepr[2])
         record = {"entry": entry, "nodeid": report.nodeid, "rules": list(props.get("rules", [])),
+                  "failed_rules": list(props.get("failed_rules", props.get("rules", []))),
                   "outcome": outcome, "when": report.when, "message": message[:_MESSAGE_LIMIT]}
         self.out.write(json.dumps(record) + "\n")  # ASCII: no character splits a line
         self.out.flush()

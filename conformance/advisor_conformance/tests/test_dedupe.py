@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.shaping import file_param, final, params, shape
+from advisor_conformance.shaping import Deduped, file_param, files_part, final, match_parts, params, shape
 
 CONTENT = b"package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
 PATH = "cmd/main.go"
@@ -31,17 +31,16 @@ def _transcript(*reads):
 
 
 def _files_part(impl, strings, request, rule):
-    got = final(shape(impl, request, rule))
-    guidance = strings["guidance_request"]
-    check(got.endswith(guidance), rule, "the trailing message does not end with the guidance request", input=request,
-          actual=got)
-    return got[: len(got) - len(guidance)]
+    return files_part(final(shape(impl, request, rule)), strings, input=request)
 
 
-def _assert_deduped(impl, strings, request, rule, path=PATH):
+def _assert_deduped(impl, strings, request, rule, path=PATH, data=CONTENT, others=()):
+    """The files part is the deduped block of ``path`` (its layout the implementation's), then ``others`` whole."""
     got = _files_part(impl, strings, request, rule)
-    check_equal(got, oracle.deduped_block(path, strings["deduped_file_notice"]), rule,
-                "the file was sent with its content though the snapshot holds a matching full read", input=request)
+    parts = [Deduped(path, data.decode("utf-8", "replace")), *(oracle.file_block(p, d) for p, d in others)]
+    problem = match_parts(got, parts, strings)
+    check(problem is None, rule, f"the file was not deduped though the snapshot holds a matching full read: {problem}",
+          input=request, actual=got)
 
 
 def _assert_sent(impl, strings, request, rule, data=CONTENT, path=PATH):
@@ -89,11 +88,7 @@ def test_any_content_matching_its_full_read_is_deduped(impl, strings, data, othe
     others = [p for p in others if p != PATH]
     files = [file_param(PATH, data)] + [file_param(p, b"x") for p in others]
     request = params(transcript, files=files)
-    got = _files_part(impl, strings, request, "dedupe.full-read-match")
-    expected = oracle.deduped_block(PATH, strings["deduped_file_notice"]) + "".join(
-        oracle.file_block(p, b"x") for p in others)
-    check_equal(got, expected, "dedupe.full-read-match", "the file matching its full read was not the one deduped",
-                input=request)
+    _assert_deduped(impl, strings, request, "dedupe.full-read-match", data=data, others=[(p, b"x") for p in others])
 
 
 @pytest.mark.rule(id="dedupe.most-recent-full-read")
@@ -239,9 +234,10 @@ def test_hash_of_any_content(impl, strings, data):
 
 @pytest.mark.rule(id="dedupe.notice")
 def test_notice_names_the_path_and_carries_no_content(impl, strings):
-    """A deduped file renders as `File: <path>`, the declared notice and a blank line, with none of its content."""
+    """A deduped file's block names its path and carries the declared notice and none of its content (in the
+    declared layout, where the implementation declares one)."""
     request = params(_transcript(_read(PATH)), files=[file_param(PATH, CONTENT)])
     got = _files_part(impl, strings, request, "dedupe.notice")
-    check_equal(got, f"File: {PATH}\n{strings['deduped_file_notice']}\n\n", "dedupe.notice",
-                "the deduped file is not rendered as File: <path>, the declared notice, a blank line", input=request)
+    problem = match_parts(got, [Deduped(PATH, CONTENT.decode())], strings)
+    check(problem is None, "dedupe.notice", f"the deduped file's block is wrong: {problem}", input=request, actual=got)
     check("println" not in got, "dedupe.notice", "the deduped file's content was sent", input=request, actual=got)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.shaping import body, params, rendered_arguments, shape, tool_call_lines, with_tool_call
+from advisor_conformance.shaping import body, params, parse_args, rendered_arguments, shape, tool_call_lines, with_tool_call
 
 JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 USER = {"role": "user", "content": "look at the failing test"}
@@ -25,11 +25,20 @@ def _closed(messages):
 
 @pytest.mark.rule(id="flatten.tool-call-line")
 def test_tool_call_line_shape(impl):
-    """A tool call renders as `[tool_call: <name> <args-json>]` on a line of its own."""
+    """A tool call renders as `[tool_call: <name> <args-json>]` on a line of its own (byte for byte where the
+    implementation declares the origin's JSON encoding)."""
     request = params(with_tool_call({"path": "src/app.py"}, name="read"))
-    assistant = body(shape(impl, request, "flatten.tool-call-line"))[1]
-    check_equal(assistant["content"], '[tool_call: read {"path":"src/app.py"}]', "flatten.tool-call-line",
-                "the tool call is not rendered as [tool_call: <name> <args-json>]", input=request)
+    assistant = body(shape(impl, request, "flatten.tool-call-line"))[1]["content"]
+    if impl.option("args_json", "semantic") == "origin":
+        check_equal(assistant, '[tool_call: read {"path":"src/app.py"}]', "flatten.tool-call-line",
+                    "the tool call is not rendered as [tool_call: <name> <args-json>]", input=request)
+        return
+    check(assistant.startswith("[tool_call: read ") and assistant.endswith("]") and "\n" not in assistant,
+          "flatten.tool-call-line", "the tool call is not one line `[tool_call: read <args-json>]`", input=request,
+          actual=assistant)
+    check_equal(parse_args(assistant[len("[tool_call: read "):-1], "flatten.tool-call-line", request),
+                {"path": "src/app.py"}, "flatten.tool-call-line", "the line's <args-json> is not the call's arguments",
+                input=request, actual=assistant)
 
 
 @pytest.mark.rule(id="flatten.tool-call-line")

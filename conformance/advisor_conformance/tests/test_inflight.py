@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.shaping import body, final, params, shape
+from advisor_conformance.shaping import body, check_segments, final, params, shape
 
 ADVISOR_CALL = [{"id": "call_adv", "name": "advisor", "arguments": {"question": "is this plan sound?"}}]
 
@@ -67,8 +67,9 @@ def test_blank_in_flight_text_is_dropped_without_label(impl, strings, content, c
     transcript = [{"role": "user", "content": "fix it"}, _in_flight(content, ADVISOR_CALL if calls else None)]
     request = params(transcript, question="what next?")
     got = final(shape(impl, request, "inflight.empty-dropped"))
-    check_equal(got, "what next?\n\n" + strings["guidance_request"], "inflight.empty-dropped",
-                "a blank in-flight message left something in the trailing message", input=request)
+    check_segments(got, [("what next?", "inflight.empty-dropped"), ("\n\n", "question.blank-line"),
+                         (strings["guidance_request"], "request.guidance-request")], strings,
+                   "a blank in-flight message left something in the trailing message", input=request)
 
 
 @pytest.mark.rule(id="inflight.label-at-head")
@@ -92,9 +93,9 @@ def test_block_is_label_newline_trimmed_text_blank_line(impl, strings, text, pad
     transcript = [{"role": "user", "content": "fix it"}, _in_flight(pad + text + pad)]
     request = params(transcript)
     got = final(shape(impl, request, "inflight.block-layout"))
-    check_equal(got, f"{strings['inflight_label']}\n{oracle.trim(pad + text + pad)}\n\n{strings['guidance_request']}",
-                "inflight.block-layout", "the in-flight block is not label, newline, trimmed text, blank line",
-                input=request)
+    check_segments(got, [(f"{strings['inflight_label']}\n{oracle.trim(pad + text + pad)}\n\n", "inflight.block-layout"),
+                         (strings["guidance_request"], "request.guidance-request")], strings,
+                   "the in-flight block is not label, newline, trimmed text, blank line", input=request)
 
 
 @pytest.mark.rule(id="inflight.block-layout")
@@ -105,8 +106,9 @@ def test_characters_outside_gos_space_set_stay_in_the_block(impl, strings, edge)
     transcript = [{"role": "user", "content": "fix it"}, _in_flight(f" {text}\n")]
     request = params(transcript)
     got = final(shape(impl, request, "inflight.block-layout"))
-    check_equal(got, f"{strings['inflight_label']}\n{text}\n\n{strings['guidance_request']}", "inflight.block-layout",
-                f"{edge!r} was trimmed from the in-flight text, but Go keeps it", input=request)
+    check_segments(got, [(f"{strings['inflight_label']}\n{text}\n\n", "inflight.block-layout"),
+                         (strings["guidance_request"], "request.guidance-request")], strings,
+                   f"{edge!r} was trimmed from the in-flight text, but Go keeps it", input=request)
 
 
 @pytest.mark.rule(id="inflight.other-role-stays")
@@ -119,5 +121,8 @@ def test_other_trailing_roles_stay(impl, strings, earlier, last):
     messages = shape(impl, request, "inflight.other-role-stays")
     check_equal(len(body(messages)), len(transcript), "inflight.other-role-stays",
                 "a trailing non-assistant message was taken out", input=request)
-    check_equal(final(messages), strings["guidance_request"], "inflight.other-role-stays",
-                "the trailing message holds more than the guidance request", input=request)
+    check(strings["inflight_label"] not in final(messages), "inflight.other-role-stays",
+          "an in-flight block was written though the last message is not an assistant's", input=request,
+          actual=final(messages))
+    check_segments(final(messages), [(strings["guidance_request"], "request.guidance-request")], strings,
+                   "the trailing message holds more than the guidance request", input=request)

@@ -10,7 +10,7 @@ import pytest
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.shaping import body, file_param, final, params, shape
+from advisor_conformance.shaping import body, check_segments, file_param, final, params, shape
 
 
 def _files(pairs):
@@ -74,14 +74,14 @@ def test_final_message_holds_blocks_in_order(impl, strings):
     request = params(transcript, question="Is rewriting parse() wise?",
                      files=[file_param("src/parse.py", "def parse(): ...\n"), file_param("README.md", "# Parser\n")])
     got = final(shape(impl, request, "request.final-message-order"))
-    expected = (f"{strings['inflight_label']}\nI will rewrite parse() next.\n\n"
-                + oracle.file_block("src/parse.py", b"def parse(): ...\n")
-                + oracle.file_block("README.md", b"# Parser\n")
-                + "Is rewriting parse() wise?\n\n"
-                + strings["guidance_request"])
-    check_equal(got, expected, "request.final-message-order",
-                "the trailing user message does not hold in-flight block, files, question, guidance in order",
-                input=request)
+    segments = [(f"{strings['inflight_label']}\nI will rewrite parse() next.\n\n", "inflight.block-layout"),
+                (oracle.file_block("src/parse.py", b"def parse(): ...\n"), "files.render-format"),
+                (oracle.file_block("README.md", b"# Parser\n"), "files.render-format"),
+                ("Is rewriting parse() wise?", "question.trim"), ("\n\n", "question.blank-line"),
+                (strings["guidance_request"], "request.guidance-request")]
+    blocks = [segments[0][0], segments[1][0], segments[2][0], "Is rewriting parse() wise?\n\n", segments[-1][0]]
+    check_segments(got, segments, strings, "the trailing user message is not in-flight block, files, question, "
+                   "guidance", order=("request.final-message-order", blocks), input=request)
 
 
 @pytest.mark.rule(id="request.final-message-order")
@@ -93,12 +93,18 @@ def test_blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, 
         transcript.append({"role": "assistant", "content": "INFLIGHT-TEXT"})
     request = params(transcript, question=question, files=_files(files))
     got = final(shape(impl, request, "request.final-message-order"))
-    expected_files = "".join(oracle.file_block(path, content)
-                             for (path, _), content in zip(files, oracle.cap_files([(d, len(d)) for _, d in files])))
-    expected = ((f"{strings['inflight_label']}\nINFLIGHT-TEXT\n\n" if inflight else "") + expected_files
-                + oracle.question_block(question) + strings["guidance_request"])
-    check_equal(got, expected, "request.final-message-order", "the blocks of the trailing message are out of order",
-                input=request)
+    capped = oracle.cap_files([(d, len(d)) for _, d in files])
+    segments = [(f"{strings['inflight_label']}\nINFLIGHT-TEXT\n\n", "inflight.block-layout")] if inflight else []
+    segments += [(oracle.file_block(path, content), ["files.render-format", "files.aggregate-cap", "files.per-file-cap"])
+                 for (path, _), content in zip(files, capped)]
+    question_block = oracle.question_block(question)
+    if question_block:
+        segments += [(question_block[:-2], ["question.trim", "question.cap"]), ("\n\n", "question.blank-line")]
+    segments.append((strings["guidance_request"], "request.guidance-request"))
+    blocks = [text for text, _ in segments if text not in (question_block[:-2], "\n\n")]
+    blocks[-1:-1] = [question_block] if question_block else []
+    check_segments(got, segments, strings, "the trailing message is not its blocks in order", input=request,
+                   order=("request.final-message-order", blocks))
 
 
 @pytest.mark.rule(id="request.guidance-request")

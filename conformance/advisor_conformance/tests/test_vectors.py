@@ -6,8 +6,8 @@ import contextlib
 
 import pytest
 
-from advisor_conformance.checks import answer_of, check, violation
-from advisor_conformance.vectors import difference, fill, load_all
+from advisor_conformance.checks import answer_of, violation
+from advisor_conformance.vectors import attribute, differences, fill, load_all
 from advisor_conformance.workspace import workspace
 
 CASES = list(load_all())
@@ -32,5 +32,15 @@ def test_golden_vector(impl, strings, case):
     what = f"golden vector {case.key}: {case.description}"
     if "error" in expected and "error" not in answer:
         raise violation(case.rules, what + " (expected an error)", input=params, expected=expected, actual=answer)
-    found = difference(expected, answer, exact_args=impl.option("args_json", "semantic") == "origin", keys={})
-    check(found is None, case.rules, f"{what}\n  first difference: {found}", input=params)
+    contents = {file["path"]: file.get("content", "") for file in params.get("files", []) if isinstance(file, dict)}
+    found = differences(expected, answer, exact_args=impl.option("args_json", "semantic") == "origin",
+                        strings=known, contents=contents)
+    if not found:
+        return
+    blamed = attribute(case, found)
+    broken = [rule for rule in case.rules if any(rule in rules for rules in blamed.values())]
+    shown = [f"  {diff} [{', '.join(rules)}]" for diff, rules in list(blamed.items())[:10]]
+    if len(found) > 10:
+        shown.append(f"  … and {len(found) - 10} more differences")
+    raise violation(broken, f"{what}\n  {len(found)} field(s) differ:\n" + "\n".join(shown), input=params,
+                    checked=[rule for rule in case.rules if rule not in broken])

@@ -220,13 +220,28 @@ class PseudoFilesRead(ReferenceAdapter):
                 return False
 
 
-@breaks("workspace.missing-file", "read errors name the file by its normalised display path, not as the caller gave "
-                                  "it")
-class MissingFileNamedByDisplayPath(ReferenceAdapter):
+@breaks("workspace.error-paths", "file errors name the file by its normalised display path, not as the caller gave "
+                                 "it")
+class FileErrorsNamedByDisplayPath(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class policy_class(PathPolicy):
             def open(self, raw, at):
                 return super().open(self.display_path(raw), at)
+
+
+class _SkipMissingFiles(AdvisorHandler):
+    """Files that are not there are left out, as if the caller had not named them."""
+
+    def load(self, paths):
+        policy = self.runtime.policy
+        present = [path for path in paths if policy is None or os.path.lexists(os.path.join(policy.work_dir, path))]
+        return super().load(present) if present else []
+
+
+@breaks("workspace.missing-file", "a missing file is skipped and the call goes on with the files that are there")
+class MissingFileSkipped(ReferenceAdapter):
+    class runtime_class(AdvisorRuntime):
+        handler_class = _SkipMissingFiles
 
 
 # -- handler --------------------------------------------------------------------------------------------------------

@@ -1,0 +1,140 @@
+"""The golden vectors' comparator: it finds every difference, blames each on the right rules, and never says equal
+for values that differ."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor_conformance.vectors import Case, VectorError, attribute, differences, fill, parse_pattern
+
+STRINGS = {"deduped_file_notice": "(see above)", "guidance_request": "Advise."}
+
+
+def _case(rules=("a.x", "a.y", "a.z"), pins=None):
+    return Case("f", "c", "d", tuple(rules), "shape", {}, {}, {}, None,
+                {pattern: tuple(rules) for pattern, rules in (pins or {}).items()})
+
+
+def _diffs(expected, actual, **options):
+    return differences(expected, actual, exact_args=options.pop("exact_args", True), **options)
+
+
+@pytest.mark.parametrize("value", [{"a": [1, "x", None, {"b": True}]}, [], "", 0, {"error": {"code": "c"}}],
+                         ids=["nested", "empty-list", "empty-string", "zero", "error"])
+def test_equal_values_have_no_difference(value):
+    """A value compared with itself has no difference."""
+    assert _diffs(value, value) == []
+
+
+@pytest.mark.parametrize("expected, actual, where", [
+    ({"a": 1}, {"a": 2}, "answer.a"),
+    ({"a": 1}, {"a": 1.0}, "answer.a"),
+    ({"a": 1}, {}, "answer.a"),
+    ({}, {"b": 1}, "answer.b"),
+    ([1, 2], [1, 2, 3], "answer"),
+    ([{"x": "s"}], [{"x": "t"}], "answer[0].x"),
+    ("abc", "abd", "answer"),
+    ({"a": {"b": [0, {"c": False}]}}, {"a": {"b": [0, {"c": 0}]}}, "answer.a.b[1].c"),
+], ids=["number", "int-vs-float", "missing-key", "extra-key", "longer-list", "item-field", "string", "deep-bool"])
+def test_each_kind_of_difference_is_found_at_its_path(expected, actual, where):
+    """A changed, missing or extra field, a list of another length and a changed string are found where they are."""
+    found = _diffs(expected, actual)
+    assert [diff.where for diff in found] == [where]
+
+
+def test_every_difference_is_collected():
+    """Several differing fields give one difference each, not just the first."""
+    found = _diffs({"a": 1, "b": [1, 2], "c": "x"}, {"a": 2, "b": [1, 3], "c": "y"})
+    assert sorted(diff.where for diff in found) == ["answer.a", "answer.b[1]", "answer.c"]
+
+
+def test_string_difference_shows_where_and_the_region():
+    """A differing string says at which character it departs and shows the text around it on both sides."""
+    (diff,) = _diffs("x" * 100 + "EXPECTED" + "y" * 100, "x" * 100 + "ACTUAL" + "y" * 100)
+    assert "100" in diff.what and "EXPECTED" in diff.what and "ACTUAL" in diff.what
+
+
+def test_only_the_given_fields_of_an_error_are_compared():
+    """Under an error, fields the vector leaves out are not compared."""
+    assert _diffs({"error": {"code": "file_error"}}, {"error": {"code": "file_error", "message": "m", "at": "x"}}) == []
+    assert _diffs({"error": {"code": "file_error"}}, {"error": {"code": "invalid_input", "message": "m"}}) != []
+
+
+def test_fresh_keys_match_by_label():
+    """$hex32 places with one label hold one key, different labels different keys, and only 32 hex digits match."""
+    key, other = "0" * 32, "a" * 32
+    same = [{"$hex32": "k"}, {"$hex32": "k"}]
+    assert _diffs(same, [key, key]) == []
+    assert _diffs(same, [key, other]) != []
+    assert _diffs([{"$hex32": "k"}, {"$hex32": "j"}], [key, key]) != []
+    assert _diffs({"$hex32": "k"}, "not-a-key") != []
+
+
+@pytest.mark.parametrize("actual, ok", [(1024, True), (1500, True), (1023, False), (1501, False), (True, False),
+                                        ("1200", False)])
+def test_between_matches_integers_in_its_range(actual, ok):
+    """$between matches an integer inside its inclusive bounds and nothing else."""
+    assert (_diffs({"$between": [1024, 1500]}, actual) == []) is ok
+
+
+def test_ignore_matches_anything():
+    """$ignore matches any value."""
+    assert _diffs({"a": {"$ignore": "not pinned"}}, {"a": [1, {"deep": True}]}) == []
+
+
+def test_tool_call_arguments_compare_as_json_unless_exact():
+    """Semantic comparison reads a tool-call line's JSON (key order, spacing, number forms); exact compares bytes."""
+    expected, actual = '[tool_call: f {"a":1,"b":2}]', '[tool_call: f {"b": 2.0, "a": 1}]'
+    assert _diffs(expected, actual, exact_args=False) == []
+    assert _diffs(expected, actual, exact_args=True) != []
+
+
+@pytest.mark.parametrize("pattern, steps", [("calls[*].result", ["calls", "*", "result"]),
+                                            ("messages[-1].content", ["messages", -1, "content"]),
+                                            ("headers.session-id", ["headers", "session-id"]), ("a[2]", ["a", 2])])
+def test_patterns_parse_into_steps(pattern, steps):
+    """A pins pattern is keys, indexes (negative from the end) and [*]."""
+    assert parse_pattern(pattern) == steps
+
+
+@pytest.mark.parametrize("pattern", ["", "a..b", "a[x]", "[", "a]"])
+def test_malformed_patterns_are_refused(pattern):
+    """A pattern that is not a path is a vector error."""
+    with pytest.raises(VectorError):
+        parse_pattern(pattern)
+
+
+def test_longest_covering_pattern_decides_the_rules():
+    """A difference is blamed on the rules of the longest pattern covering it; one no pattern covers, on all rules."""
+    case = _case(pins={"messages": ["a.x"], "messages[-1].content": ["a.y"], "calls[*].result": ["a.z"]})
+    found = _diffs({"messages": [{"content": "p"}, {"content": "q"}], "calls": [{"result": 1}], "other": 0},
+                   {"messages": [{"content": "P"}, {"content": "Q"}], "calls": [{"result": 2}], "other": 1})
+    blamed = {diff.where: rules for diff, rules in attribute(case, found).items()}
+    assert blamed == {"answer.messages[0].content": ("a.x",), "answer.messages[1].content": ("a.y",),
+                      "answer.calls[0].result": ("a.z",), "answer.other": ("a.x", "a.y", "a.z")}
+
+
+def test_segments_blame_the_segment_where_the_text_departs():
+    """A string of segments blames the rules of the segment where the text first departs; extra text at the end, the
+    last segment's."""
+    expected = {"$segments": [["File: a\n", ["a.x"]], ["Q?\n\n", ["a.y"]], ["Advise.", ["a.z"]]]}
+    case = _case()
+    for actual, rules in [("File: a\nQ?\n\nAdvise!", ("a.z",)), ("File: a\nQ?\nAdvise.", ("a.y",)),
+                          ("File: b\nQ?\n\nAdvise.", ("a.x",)), ("File: a\nQ?\n\nAdvise. more", ("a.z",))]:
+        (diff,) = _diffs(expected, actual)
+        assert attribute(case, [diff])[diff] == rules, actual
+    assert _diffs(expected, "File: a\nQ?\n\nAdvise.") == []
+
+
+def test_deduped_slot_checks_what_the_block_must_hold():
+    """An undeclared deduped layout matches any block that names the path and carries the notice but no content; a
+    declared one is compared exactly."""
+    expected = fill("{{deduped:src/a.py}}Advise.", STRINGS)
+    options = {"strings": STRINGS, "contents": {"src/a.py": "def function_with_a_long_name(): pass"}}
+    assert _diffs(expected, "File: src/a.py (see above)\nAdvise.", **options) == []
+    assert _diffs(expected, "File: src/b.py (see above)\nAdvise.", **options) != []
+    assert _diffs(expected, "File: src/a.py\nAdvise.", **options) != []
+    assert _diffs(expected, "File: src/a.py (see above)\ndef function_with_a_long_name(): pass\nAdvise.", **options)
+    declared = {**STRINGS, "deduped_file_block": "[{path}: {notice}]\n"}
+    exact = fill("{{deduped:src/a.py}}Advise.", declared)
+    assert exact == "[src/a.py: (see above)]\nAdvise."
