@@ -49,7 +49,8 @@ class Implementation:
             raise ContractError(
                 f"{self.name}.{op} answered outside the protocol schema:\n  "
                 + "\n  ".join(problems)
-                + f"\n  answer: {excerpt(answer)}"
+                + f"\n  answer: {excerpt(answer)}",
+                answer,
             )
         return answer
 

@@ -32,11 +32,13 @@ TALLY = pytest.StashKey[RuleTally]()
 # ci: derandomized, so every run (and every xdist worker) draws the same examples;
 # explore: random and many more examples, for hunting; noshrink: the ci examples
 # without shrinking, for runs that only need to know whether a rule fails;
-# mutation: fewer of them, for the many runs of mutation testing.
+# mutation: fewer of them, for the many runs of mutation testing; explicit: the deterministic tests alone (the
+# parametrized ones and every @example, no drawn example), which must catch every broken implementation.
 CI_PROFILE = "advisor-conformance-ci"
 EXPLORE_PROFILE = "advisor-conformance-explore"
 NOSHRINK_PROFILE = "advisor-conformance-noshrink"
 MUTATION_PROFILE = "advisor-conformance-mutation"
+EXPLICIT_PROFILE = "advisor-conformance-explicit"
 
 
 def register_profiles() -> None:
@@ -48,6 +50,7 @@ def register_profiles() -> None:
                               phases=[Phase.explicit, Phase.reuse, Phase.generate])
     # mutation: the ci examples, fewer of them and unshrunk: each mutant only needs one failing example.
     settings.register_profile(MUTATION_PROFILE, parent=settings.get_profile(NOSHRINK_PROFILE), max_examples=25)
+    settings.register_profile(EXPLICIT_PROFILE, parent=settings.get_profile(CI_PROFILE), phases=[Phase.explicit])
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -38,7 +38,12 @@ OPERATIONS = ("describe", "shape", "tool_definition", "scenario", "encode")
 
 
 class ContractError(Exception):
-    """The implementation broke the contract: it crashed, or answered outside the schema."""
+    """The implementation broke the contract: it crashed, or answered outside the schema (``answer``: what it
+    answered, when it answered at all)."""
+
+    def __init__(self, message: str, answer: Any = None) -> None:
+        super().__init__(message)
+        self.answer = answer
 
 
 @cache

@@ -91,4 +91,21 @@ def answer_of(impl: Any, op: str, params: Any, rules: str | Iterable[str], **kwa
     try:
         return impl.call(op, params, **kwargs)
     except ContractError as exc:
-        raise violation(rules, f"the implementation broke the protocol on {op}: {exc}", input=params) from None
+        blamed = _tool_structure(exc.answer) or rules
+        raise violation(blamed, f"the implementation broke the protocol on {op}: {exc}", input=params) from None
+
+
+def _tool_structure(answer: Any) -> list[str]:
+    """request.no-tools, when what breaks the schema is a rendered message with more than a role and a text: the
+    rule that says every message is a role and plain text (a tool_calls array kept beside the text, say)."""
+    if not isinstance(answer, dict):
+        return []
+    messages = list(answer.get("messages") or [])
+    for request in answer.get("provider_requests") or []:
+        if isinstance(request, dict):
+            messages.extend(request.get("messages") or [])
+    for message in messages:
+        if isinstance(message, dict) and (set(message) - {"role", "content"}
+                                          or not isinstance(message.get("content"), str)):
+            return ["request.no-tools"]
+    return []

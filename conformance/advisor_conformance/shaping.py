@@ -89,26 +89,36 @@ def match_parts(actual: str, parts: list[str | Deduped], strings: Mapping[str, s
 def locate_departure(actual: str, parts: list[str | Deduped], strings: Mapping[str, str]) -> tuple[int, str] | None:
     """Where ``actual`` departs from ``parts``: the index of the part at which it does (``len(parts)`` for text
     left over at the end) and what differs there; None when it matches."""
+    found = locate_departure_at(actual, parts, strings)
+    return None if found is None else found[:2]
+
+
+def locate_departure_at(actual: str, parts: list[str | Deduped],
+                        strings: Mapping[str, str]) -> tuple[int, str, int | None] | None:
+    """:func:`locate_departure`, and the offset inside the part where the text departs (None for a deduped block
+    or for text left over at the end)."""
     position = 0
     for index, part in enumerate(parts):
         if isinstance(part, str):
             if not actual.startswith(part, position):
-                return index, _departure(actual, part, position)
+                offset = next((i for i, (a, b) in enumerate(zip(actual[position:], part, strict=False)) if a != b),
+                              min(len(part), len(actual) - position))
+                return index, _departure(actual, part, position), offset
             position += len(part)
             continue
         following = next((p for p in parts[index + 1:] if isinstance(p, str) and p), None)
         end = len(actual) if following is None else actual.find(following, position)
         if end < 0:
             return index, (f"after character {position}, the text that should follow the deduped block of "
-                           f"{part.path!r} is not found: {following[:80]!r}")
+                           f"{part.path!r} is not found: {following[:80]!r}"), None
         problem = deduped_problem(actual[position:end], part, strings)
         if problem:
             return index, (f"the deduped block of {part.path!r} (characters {position} to {end}, "
-                           f"{actual[position:end]!r:.300}): {problem}")
+                           f"{actual[position:end]!r:.300}): {problem}"), None
         position = end
     if position != len(actual):
         return len(parts), f"{len(actual) - position} unexpected characters at the end: " \
-                           f"{actual[position:position + 120]!r}"
+                           f"{actual[position:position + 120]!r}", None
     return None
 
 
@@ -161,6 +171,15 @@ def _starts_at_segment(segments: list[tuple[str | Deduped, Any]], index: int, ac
     start = sum(len(part) for part in prefix)
     part = segments[index][0]
     return isinstance(part, str) and (not part or actual[start:start + 1] != part[:1])
+
+
+def file_segments(path: str, content: bytes, rules: str | Iterable[str]) -> list[tuple[str, Any]]:
+    """A file block as segments: its frame (``File: <path>``, the fences, the blank line) is files.render-format's,
+    its content is ``rules``' (a cap, the UTF-8 rule): a wrong fence is not blamed on the cap."""
+    from .oracle import go_decode
+
+    return [(f"File: {path}\n```\n", "files.render-format"), (go_decode(content), rules),
+            ("\n```\n\n", "files.render-format")]
 
 
 def files_part(final_text: str, strings: Mapping[str, str], /, **context: Any) -> str:
@@ -240,11 +259,15 @@ def rendered_arguments(impl: Implementation, arguments: Any, rules: str | Iterab
     """Shape a transcript with one tool call; return its ``<args-json>`` text and what it parses to."""
     request = params(with_tool_call(arguments))
     messages = shape(impl, request, rules)
+    # What the test relies on is checked under the rule that asks for it, so a broken rendering of the line is
+    # blamed on the line's rule, not on the elision rule the test is about.
     assistants = [message for message in body(messages) if message["role"] == "assistant"]
-    check(len(assistants) == 1, rules, "the snapshot's one assistant message is not rendered as one assistant message",
+    check(len(assistants) == 1, "flatten.assistant-with-calls",
+          f"the snapshot's one assistant message is rendered as {len(assistants)} assistant message(s)",
           input=request, actual=body(messages))
     lines = tool_call_lines(assistants[0]["content"])
-    check(len(lines) == 1, rules, "the assistant message does not hold exactly one tool-call line",
+    check(len(lines) == 1, "flatten.tool-call-line",
+          f"the assistant message holds {len(lines)} line(s) of the form [tool_call: <name> <args-json>], not 1",
           input=request, actual=assistants[0]["content"])
     text = lines[0][1]
-    return text, parse_args(text, rules, request)
+    return text, parse_args(text, "flatten.args-json", request)

@@ -72,6 +72,24 @@ class Case:
     def key(self) -> str:
         return f"{self.file}/{self.id}"
 
+    def named_rules(self) -> set[str]:
+        """Every rule the case names: its own, its pins' and its $segments parts'."""
+        named = set(self.rules) | {rule for pinned in (self.pins or {}).values() for rule in pinned}
+
+        def walk(value: Any) -> None:
+            if isinstance(value, dict):
+                if set(value) == {"$segments"}:
+                    named.update(rule for _, rules in value["$segments"] for rule in rules)
+                    return
+                for item in value.values():
+                    walk(item)
+            elif isinstance(value, list):
+                for item in value:
+                    walk(item)
+
+        walk(self.expect)
+        return named
+
 
 def expand(value: Any, where: str = "") -> Any:
     """Expand ``$repeat`` and ``$concat`` macros, recursively."""
@@ -165,6 +183,8 @@ class Difference:
     path: tuple[tuple[str | int, int], ...]  # (key or index, length of the list for an index, else 0)
     what: str
     rules: tuple[str, ...] = ()  # the rules a $segments part blames; empty: the pins decide
+    expected: str | None = None  # for a text: the expected text (or the segment) where it departs ...
+    offset: int | None = None  # ... and where, so a departure inside a declared string is blamed on its rule
 
     @property
     def where(self) -> str:
@@ -251,7 +271,9 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
         return [Difference(path, problem)] if problem else []
     if expected != actual or type(expected) is not type(actual):
         if isinstance(expected, str) and isinstance(actual, str):
-            return [Difference(path, _text_difference(expected, actual))]
+            offset = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
+                          min(len(expected), len(actual)))
+            return [Difference(path, _text_difference(expected, actual), expected=expected, offset=offset)]
         return [Difference(path, f"expected {_show(expected)}, got {_show(actual)}")]
     return []
 
@@ -259,7 +281,7 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
 def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | int, int], ...], *, exact_args: bool,
               strings: Mapping[str, str] | None, contents: Mapping[str, str] | None) -> list[Difference]:
     """A string made of segments, each blamed on its own rules where the text departs inside it."""
-    from .shaping import Deduped, locate_departure
+    from .shaping import Deduped, locate_departure_at
 
     if not isinstance(actual, str):
         return [Difference(path, f"expected a string, got {_show(actual)}")]
@@ -274,11 +296,13 @@ def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | in
                 owner.append(tuple(rules))
     if not exact_args:
         actual = canonical_tool_calls(actual)
-    found = locate_departure(actual, parts, strings or {})
+    found = locate_departure_at(actual, parts, strings or {})
     if found is None:
         return []
-    index, what = found
-    return [Difference(path, what, owner[min(index, len(owner) - 1)] if owner else ())]
+    index, what, offset = found
+    part = parts[min(index, len(parts) - 1)] if parts else ""
+    return [Difference(path, what, owner[min(index, len(owner) - 1)] if owner else (),
+                       expected=part if isinstance(part, str) else None, offset=offset)]
 
 
 def _matcher(name: str, argument: Any, actual: Any, keys: dict[str, str]) -> str | None:
@@ -336,11 +360,46 @@ def covers(pattern: list[str | int], path: tuple[tuple[str | int, int], ...]) ->
     return True
 
 
-def attribute(case: Case, found: list[Difference]) -> dict[Difference, tuple[str, ...]]:
-    """The rules each difference breaks: those of the longest pins pattern covering it, else all the case's."""
+#: Declared strings and the rule each is declared for: a text that departs inside one of them breaks that rule,
+#: whatever the case is about (a reworded system prompt is request.system-prompt's, not the files case's).
+DECLARED_RULES = {
+    "system_prompt": "request.system-prompt",
+    "guidance_request": "request.guidance-request",
+    "inflight_label": "inflight.block-layout",
+    "advisor_note_prefix": "flatten.advisor-note",
+    "deduped_file_notice": "dedupe.notice",
+    "no_content_note": "handler.empty-answer-note",
+    "token_limit_note": "handler.token-limit-note",
+}
+
+
+def declared_rule(diff: Difference, strings: Mapping[str, str] | None) -> str | None:
+    """The rule of the declared string a text departs inside (its first character to just past its end)."""
+    if diff.expected is None or diff.offset is None or not strings:
+        return None
+    for name, rule in DECLARED_RULES.items():
+        value = strings.get(name)
+        if not value:
+            continue
+        start = diff.expected.find(value)
+        while start >= 0:
+            if start <= diff.offset <= start + len(value):
+                return rule
+            start = diff.expected.find(value, start + 1)
+    return None
+
+
+def attribute(case: Case, found: list[Difference],
+              strings: Mapping[str, str] | None = None) -> dict[Difference, tuple[str, ...]]:
+    """The rules each difference breaks: the declared string's rule when a text departs inside one; else those of
+    its $segments part, or of the longest pins pattern covering it; else all the case's rules."""
     parsed = [(parse_pattern(pattern), rules) for pattern, rules in (case.pins or {}).items()]
     out = {}
     for diff in found:
+        declared = declared_rule(diff, strings)
+        if declared is not None:
+            out[diff] = (declared,)
+            continue
         if diff.rules:
             out[diff] = diff.rules
             continue
@@ -370,12 +429,12 @@ def load_file(path: Path) -> list[Case]:
         seen.add(raw["id"])
         if not raw["rules"]:
             raise VectorError(f"{where}: a case names at least one rule")
-        _check_segments(raw["expect"], set(raw["rules"]), f"{where}.expect")
+        _check_segments(raw["expect"], f"{where}.expect")
         pins = raw.get("pins", {})
         for pattern, pinned in pins.items():
             parse_pattern(pattern, f"{where}.pins")
-            if not pinned or not set(pinned) <= set(raw["rules"]):
-                raise VectorError(f"{where}.pins[{pattern!r}]: pins name some of the case's rules, got {pinned}")
+            if not pinned or not all(isinstance(rule, str) for rule in pinned):
+                raise VectorError(f"{where}.pins[{pattern!r}]: pins name rules, got {pinned}")
         cases.append(
             Case(
                 file=path.stem,
@@ -393,20 +452,20 @@ def load_file(path: Path) -> list[Case]:
     return cases
 
 
-def _check_segments(value: Any, rules: set[str], where: str) -> None:
-    """Every $segments part is [text, [rules of the case]]."""
+def _check_segments(value: Any, where: str) -> None:
+    """Every $segments part is [text, [rules]] (the catalogue test checks that the rules exist)."""
     if isinstance(value, dict):
         if set(value) == {"$segments"}:
             for index, segment in enumerate(value["$segments"]):
                 if not (isinstance(segment, list) and len(segment) == 2 and isinstance(segment[1], list)
-                        and segment[1] and set(segment[1]) <= rules):
-                    raise VectorError(f"{where}.$segments[{index}]: a segment is [text, [some of the case's rules]]")
+                        and segment[1]):
+                    raise VectorError(f"{where}.$segments[{index}]: a segment is [text, [rules]]")
             return
         for key, item in value.items():
-            _check_segments(item, rules, f"{where}.{key}")
+            _check_segments(item, f"{where}.{key}")
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _check_segments(item, rules, f"{where}[{index}]")
+            _check_segments(item, f"{where}[{index}]")
 
 
 def vector_files(directory: Path | None = None) -> list[Path]:

@@ -106,10 +106,11 @@ def test_rules_json_lists_every_rule_with_tested_flag(rule_tests):
 
 
 def test_vectors_name_known_rules_and_valid_params():
-    """Every golden vector names catalogue rules and its input fits the operation's params schema."""
+    """Every golden vector (its rules, pins and segments) names catalogue rules and its input fits the operation's
+    params schema."""
     catalogue = load_catalogue()
     for case in load_all():
-        unknown = [rule for rule in case.rules if rule not in catalogue]
+        unknown = sorted(rule for rule in case.named_rules() if rule not in catalogue)
         assert not unknown, f"{case.key} names unknown rules {unknown}"
         assert not schema_errors(f"{case.op}.params", case.input), f"{case.key}: {schema_errors(case.op + '.params', case.input)}"
 

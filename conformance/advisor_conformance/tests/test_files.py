@@ -8,8 +8,9 @@ from hypothesis import strategies as st
 
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
-from advisor_conformance.checks import check, check_equal
-from advisor_conformance.shaping import Deduped, file_param, files_part, final, match_parts, params, shape, shape_error
+from advisor_conformance.checks import check_equal
+from advisor_conformance.shaping import (Deduped, check_segments, file_param, file_segments, files_part, final,
+                                         params, shape, shape_error)
 
 SNAPSHOT = [{"role": "user", "content": "review these files"}]
 KIB32 = 32768
@@ -18,6 +19,11 @@ KIB32 = 32768
 def _files_block(got, strings, rules, request):
     """The files part of a trailing message that holds only files and the guidance request."""
     return files_part(got, strings, input=request)
+
+
+def _blocks(files, rules):
+    """The segments of ``files`` (path, content sent) rendered one after another, the contents blamed on ``rules``."""
+    return [segment for path, content in files for segment in file_segments(path, content, rules)]
 
 
 @pytest.mark.rule(id="files.max-count")
@@ -52,8 +58,8 @@ def test_files_up_to_the_cap_are_whole(impl, strings, size):
     data = b"a" * (size - 1) + b"\n"
     request = params(SNAPSHOT, files=[file_param("big.txt", data)])
     got = _files_block(final(shape(impl, request, "files.per-file-cap")), strings, "files.per-file-cap", request)
-    check_equal(got, oracle.file_block("big.txt", data), "files.per-file-cap", f"a {size}-byte file was not sent whole",
-                input=request)
+    check_segments(got, _blocks([("big.txt", data)], "files.per-file-cap"), strings,
+                   f"a {size}-byte file was not sent whole", input=request)
 
 
 @pytest.mark.rule(id="files.per-file-cap")
@@ -63,9 +69,8 @@ def test_files_over_the_cap_are_elided(impl, strings, size):
     data = (b"0123456789abcdef" * 4000)[:size]
     request = params(SNAPSHOT, files=[file_param("big.txt", data)])
     got = _files_block(final(shape(impl, request, "files.per-file-cap")), strings, "files.per-file-cap", request)
-    expected = oracle.file_block("big.txt", data[:KIB32] + oracle.marker(size).encode())
-    check_equal(got, expected, "files.per-file-cap", f"a {size}-byte file was not capped at 32768 bytes",
-                input=request)
+    expected = _blocks([("big.txt", data[:KIB32] + oracle.marker(size).encode())], "files.per-file-cap")
+    check_segments(got, expected, strings, f"a {size}-byte file was not capped at 32768 bytes", input=request)
 
 
 @pytest.mark.rule(id="files.true-size")
@@ -75,8 +80,8 @@ def test_marker_reports_the_size_on_disk(impl, strings, read):
     data = b"z" * read
     request = params(SNAPSHOT, files=[file_param("huge.log", data, size=4 * 1024**3)])
     got = _files_block(final(shape(impl, request, "files.true-size")), strings, "files.true-size", request)
-    expected = oracle.file_block("huge.log", data + oracle.marker(4 * 1024**3).encode())
-    check_equal(got, expected, "files.true-size", "the marker does not carry the true size", input=request)
+    expected = _blocks([("huge.log", data + oracle.marker(4 * 1024**3).encode())], "files.true-size")
+    check_segments(got, expected, strings, "the marker does not carry the true size", input=request)
 
 
 @pytest.mark.rule(id="files.aggregate-cap")
@@ -85,9 +90,9 @@ def test_four_full_files_leave_the_fourth_as_a_marker(impl, strings):
     datas = [bytes([ord("a") + i]) * KIB32 for i in range(4)]
     request = params(SNAPSHOT, files=[file_param(f"f{i}.txt", d) for i, d in enumerate(datas)])
     got = _files_block(final(shape(impl, request, "files.aggregate-cap")), strings, "files.aggregate-cap", request)
-    expected = "".join(oracle.file_block(f"f{i}.txt", d) for i, d in enumerate(datas[:3]))
-    expected += oracle.file_block("f3.txt", oracle.marker(KIB32).encode())
-    check_equal(got, expected, "files.aggregate-cap", "the fourth full file was not reduced to a marker", input=request)
+    expected = [*((f"f{i}.txt", d) for i, d in enumerate(datas[:3])), ("f3.txt", oracle.marker(KIB32).encode())]
+    check_segments(got, _blocks(expected, "files.aggregate-cap"), strings,
+                   "the fourth full file was not reduced to a marker", input=request)
 
 
 @pytest.mark.rule(id="files.aggregate-cap")
@@ -100,10 +105,11 @@ def test_overflowing_file_is_elided_to_what_remains(impl, strings):
     capped = [d[:KIB32] + "\u2026[elided, 40000 bytes total]".encode() for d in datas[:3]]
     assert all(len(c) == 32798 for c in capped)
     # 98304 - 2 * 32798 = 32708 bytes remain for the third file; nothing remains for the fourth.
-    expected = (oracle.file_block("f0.txt", capped[0]) + oracle.file_block("f1.txt", capped[1])
-                + oracle.file_block("f2.txt", capped[2][:32708] + "\u2026[elided, 32798 bytes total]".encode())
-                + oracle.file_block("f3.txt", "\u2026[elided, 10 bytes total]".encode()))
-    check_equal(got, expected, "files.aggregate-cap", "the aggregate cap was not applied in order", input=request)
+    expected = [("f0.txt", capped[0]), ("f1.txt", capped[1]),
+                ("f2.txt", capped[2][:32708] + "\u2026[elided, 32798 bytes total]".encode()),
+                ("f3.txt", "\u2026[elided, 10 bytes total]".encode())]
+    check_segments(got, _blocks(expected, "files.aggregate-cap"), strings,
+                   "the aggregate cap was not applied in order", input=request)
 
 
 @pytest.mark.rule(id="files.aggregate-cap")
@@ -113,9 +119,8 @@ def test_aggregate_cap_in_order(impl, strings, pairs):
     request = params(SNAPSHOT, files=[file_param(path, data) for path, data in pairs])
     got = _files_block(final(shape(impl, request, "files.aggregate-cap")), strings, "files.aggregate-cap", request)
     contents = oracle.cap_files([(data, len(data)) for _, data in pairs])
-    expected = "".join(oracle.file_block(path, content) for (path, _), content in zip(pairs, contents))
-    check_equal(got, expected, "files.aggregate-cap", "the files do not follow the per-file and aggregate caps",
-                input=request)
+    expected = _blocks([(path, content) for (path, _), content in zip(pairs, contents)], "files.aggregate-cap")
+    check_segments(got, expected, strings, "the files do not follow the per-file and aggregate caps", input=request)
 
 
 @pytest.mark.rule(id="files.render-format")
@@ -134,8 +139,9 @@ def test_files_keep_their_order(impl, strings):
     names = ["z.py", "a.py", "m.py", "a.py"]
     request = params(SNAPSHOT, files=[file_param(n, f"# {i}\n") for i, n in enumerate(names)])
     got = _files_block(final(shape(impl, request, "files.render-format")), strings, "files.render-format", request)
-    expected = "".join(oracle.file_block(n, f"# {i}\n".encode()) for i, n in enumerate(names))
-    check_equal(got, expected, "files.render-format", "the files are out of order", input=request)
+    files = [(n, f"# {i}\n".encode()) for i, n in enumerate(names)]
+    check_segments(got, _blocks(files, "files.render-format"), strings, "the files are out of order",
+                   order=("files.render-format", [oracle.file_block(*file) for file in files]), input=request)
 
 
 @pytest.mark.rule(id="files.invalid-utf8")
@@ -149,8 +155,8 @@ def test_invalid_bytes_become_one_replacement_each(impl, strings, data):
     """Each byte that is not part of valid UTF-8 is written as one U+FFFD."""
     request = params(SNAPSHOT, files=[file_param("bin.dat", data)])
     got = _files_block(final(shape(impl, request, "files.invalid-utf8")), strings, "files.invalid-utf8", request)
-    check_equal(got, oracle.file_block("bin.dat", data), "files.invalid-utf8",
-                "invalid bytes were not written as one U+FFFD each", input=request)
+    check_segments(got, _blocks([("bin.dat", data)], "files.invalid-utf8"), strings,
+                   "invalid bytes were not written as one U+FFFD each", input=request)
 
 
 @pytest.mark.rule(id="files.invalid-utf8")
@@ -160,9 +166,9 @@ def test_caps_count_original_bytes(impl, strings, data):
     """The per-file cap counts the original bytes, before invalid ones widen to U+FFFD."""
     request = params(SNAPSHOT, files=[file_param("blob.bin", data)])
     got = _files_block(final(shape(impl, request, "files.invalid-utf8")), strings, "files.invalid-utf8", request)
-    check_equal(got, oracle.file_block("blob.bin", oracle.elide_bytes(data, KIB32)), "files.invalid-utf8",
-                "the cap did not count the file's original bytes", input={"files": [{"path": "blob.bin",
-                                                                                   "bytes": len(data)}]})
+    check_segments(got, _blocks([("blob.bin", oracle.elide_bytes(data, KIB32))], "files.invalid-utf8"), strings,
+                   "the cap did not count the file's original bytes",
+                   input={"files": [{"path": "blob.bin", "bytes": len(data)}]})
 
 
 @pytest.mark.rule(id="files.aggregate-cap")
@@ -174,7 +180,6 @@ def test_deduped_file_takes_none_of_the_aggregate(impl, strings):
     files = [file_param("hello.py", source)] + [file_param(f"f{i}.txt", d) for i, d in enumerate(big)]
     request = params([*SNAPSHOT, read], files=files)
     got = _files_block(final(shape(impl, request, "files.aggregate-cap")), strings, "files.aggregate-cap", request)
-    parts = [Deduped("hello.py", source.decode()), *(oracle.file_block(f"f{i}.txt", d) for i, d in enumerate(big))]
-    problem = match_parts(got, parts, strings)
-    check(problem is None, "files.aggregate-cap", f"the three full files after a deduped one are not whole: {problem}",
-          input=request, actual=got)
+    segments = [(Deduped("hello.py", source.decode()), "dedupe.notice"),
+                *_blocks([(f"f{i}.txt", d) for i, d in enumerate(big)], "files.aggregate-cap")]
+    check_segments(got, segments, strings, "the three full files after a deduped one are not whole", input=request)

@@ -37,8 +37,8 @@ def test_golden_vector(impl, strings, case):
                         strings=known, contents=contents)
     if not found:
         return
-    blamed = attribute(case, found)
-    broken = [rule for rule in case.rules if any(rule in rules for rules in blamed.values())]
+    blamed = attribute(case, found, known)
+    broken = list(dict.fromkeys(rule for rules in blamed.values() for rule in rules))
     shown = [f"  {diff} [{', '.join(rules)}]" for diff, rules in list(blamed.items())[:10]]
     if len(found) > 10:
         shown.append(f"  … and {len(found) - 10} more differences")
