@@ -46,9 +46,23 @@ async function answer(op, params) {
   }
 }
 
+// Writes to a pipe are asynchronous: what the pipe cannot take yet waits in
+// memory, and process.exit() drops it. So every answer is written with a
+// callback, and the harness exits only once the last one has been flushed.
+let flushed = Promise.resolve();
+
 function write(message) {
-  process.stdout.write(JSON.stringify(message) + '\n');
+  const line = JSON.stringify(message) + '\n';
+  flushed = new Promise((resolve) => process.stdout.write(line, () => resolve()));
 }
+
+/** Exit with `code` once every answer written so far has reached stdout. */
+function exitAfterFlush(code) {
+  flushed.then(() => process.exit(code));
+}
+
+// The reader went away (EPIPE): nobody will read another answer.
+process.stdout.on('error', () => process.exit(0));
 
 function main() {
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
@@ -66,11 +80,11 @@ function main() {
       const { seq, op, params } = request;
       const reply = await answer(op, params);
       write({ seq, ...reply });
-      if (op === 'stop') process.exit(0);
+      if (op === 'stop') exitAfterFlush(0);
     });
   });
   lines.on('close', () => {
-    queue.then(() => process.exit(0));
+    queue.then(() => exitAfterFlush(0));
   });
 }
 

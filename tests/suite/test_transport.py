@@ -1,0 +1,245 @@
+"""The suite's side of the harness protocol against hostile harnesses, and the Python harness side against hostile
+requests and answers: every fault fails one operation with the harness's own data, nothing hangs or grows without
+bound, no process is left, and the next operation gets a fresh harness."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shlex
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from advisor_conformance import ContractError
+from advisor_conformance._harness import serve
+from advisor_conformance._transport import SubprocessTransport
+from advisor_reference.adapter import ReferenceAdapter
+
+from ..support.runner import ROOT
+
+FAULTY = [sys.executable, "tests/fakes/faulty_harness.py"]
+SHAPE = {"transcript": []}
+BIG = {"transcript": [{"role": "user", "content": "x" * (1 << 20)}]}  # far over a pipe's buffer
+
+
+def faulty(fault: str, after: int, flag: Path, *extra: object, timeout: float = 2.0, wrap: str = "",
+           **options: Any) -> SubprocessTransport:
+    """The faulty harness with ``fault`` on the ``after``-th operation, optionally behind ``sh -c``."""
+    command = shlex.join([*FAULTY, fault, str(after), str(flag), *map(str, extra)])
+    if wrap:
+        command = shlex.join(["sh", "-c", f"{command}; exit 7"])  # sh stays the parent: no exec of the last command
+    return SubprocessTransport(command, timeout=timeout, cwd=str(ROOT), **options)
+
+
+def running(pid: int) -> bool:
+    """Whether the process ``pid`` still runs (a zombie no longer runs)."""
+    stat = Path(f"/proc/{pid}/stat")
+    if Path("/proc/self/stat").exists():
+        try:
+            return stat.read_text().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+        except OSError:
+            return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def gone(pid: int, within: float = 3.0) -> bool:
+    deadline = time.monotonic() + within
+    while running(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def struck_pid(flag: Path) -> int:
+    return json.loads(flag.read_text())["pid"]
+
+
+def failure_of(call: Callable[[], Any], within: float = 10.0) -> ContractError:
+    """The ContractError ``call`` raises, which must come within ``within`` seconds (never a hang)."""
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            outcome.append(exc)
+        else:
+            outcome.append(None)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(within)
+    assert outcome, f"the operation did not end within {within} s"
+    assert isinstance(outcome[0], ContractError), outcome[0]
+    return outcome[0]
+
+
+def close(transport: SubprocessTransport, flag: Path) -> None:
+    if flag.exists() and running(struck_pid(flag)):
+        os.kill(struck_pid(flag), signal.SIGKILL)
+    transport.close()
+
+
+def test_a_harness_that_stops_reading_fails_the_operation_within_the_timeout(tmp_path):
+    """A harness that stops reading stdin fails the operation whose request it leaves unread, within the timeout;
+    it is ended and the next operation gets a fresh harness."""
+    flag = tmp_path / "struck"
+    transport = faulty("stop-reading", 1, flag, timeout=1.5)
+    try:
+        transport.start()
+        assert "messages" in transport.call("shape", SHAPE)  # answered, then it stops reading
+        started = time.monotonic()
+        failure_of(lambda: transport.call("shape", BIG))
+        assert time.monotonic() - started < 5
+        assert gone(struck_pid(flag))
+        assert "messages" in transport.call("shape", SHAPE)
+        assert transport.restarts == 1
+    finally:
+        close(transport, flag)
+
+
+@pytest.mark.parametrize("fault, wrap", [("grandchild", ""), ("hang", "sh -c")], ids=["grandchild", "behind-sh"])
+def test_a_timeout_ends_every_process_of_the_harness(tmp_path, fault, wrap):
+    """After a timeout no process of the harness is left: neither a grandchild it started nor the harness behind
+    `sh -c`; the next operation gets a fresh harness."""
+    flag = tmp_path / "struck"
+    transport = faulty(fault, 1, flag, timeout=1.0, wrap=wrap)
+    try:
+        transport.start()
+        failure_of(lambda: transport.call("shape", SHAPE))
+        assert gone(struck_pid(flag)), "a process of the timed-out harness is still running"
+        assert "messages" in transport.call("shape", SHAPE)
+    finally:
+        close(transport, flag)
+
+
+def test_the_stderr_tail_is_bounded_in_bytes(tmp_path):
+    """A harness that floods stderr before it crashes is reported in a bounded message that still shows its exit code,
+    its last words and the start of its longest line."""
+    flag = tmp_path / "struck"
+    transport = faulty("huge-stderr", 1, flag, 8 << 20)
+    try:
+        transport.start()
+        message = str(failure_of(lambda: transport.call("shape", SHAPE)))
+        assert len(message) < 16_000, len(message)
+        assert "last words" in message and "a long line" in message and "3" in message, message
+        assert max(map(len, message.split("\n"))) < 1_200
+        assert "messages" in transport.call("shape", SHAPE)
+    finally:
+        close(transport, flag)
+
+
+@pytest.mark.parametrize("size, restarts", [(4 << 20, 1), (256 << 10, 0)], ids=["over-the-bound", "under-the-bound"])
+def test_a_huge_answer_line_gives_a_bounded_failure(tmp_path, size, restarts):
+    """An answer line of megabytes fails its operation with a bounded message showing the line's first bytes (a line
+    over the bound also stops the harness), and the next operation is answered."""
+    flag = tmp_path / "struck"
+    transport = faulty("huge-answer-line", 1, flag, size, max_line=1 << 20)
+    try:
+        transport.start()
+        message = str(failure_of(lambda: transport.call("shape", SHAPE)))
+        assert "HUGE-ANSWER" in message and len(message) < 5_000, message[:5_000]
+        assert "messages" in transport.call("shape", SHAPE)
+        assert transport.restarts == restarts
+    finally:
+        close(transport, flag)
+
+
+@pytest.mark.parametrize("fault, pause, failing", [("duplicate-answer", 0, 2), ("late-duplicate", 1.0, 3)],
+                         ids=["in-one-write", "after-a-pause"])
+def test_a_duplicate_answer_fails_one_operation_and_the_next_gets_its_own(tmp_path, fault, pause, failing):
+    """A second answer to a request fails the operation during which it arrives (the one answered twice when both come
+    at once), showing the duplicated seq; every other operation gets its own answer."""
+    flag = tmp_path / "struck"
+    transport = faulty(fault, 2, flag)
+    outcomes = []
+    try:
+        transport.start()
+        for number in range(1, 5):
+            try:
+                outcomes.append("messages" in transport.call("shape", {"transcript": [], "question": str(number)}))
+            except ContractError as exc:
+                outcomes.append(str(exc))
+            if number == 2:
+                time.sleep(pause)  # the late duplicate arrives before the next request is sent
+    finally:
+        close(transport, flag)
+    assert [isinstance(o, str) for o in outcomes] == [n == failing for n in range(1, 5)], outcomes
+    assert str(json.loads(flag.read_text())["seq"]) in outcomes[failing - 1]
+    assert [o for o in outcomes if not isinstance(o, str)] == [True] * 3
+
+
+@pytest.mark.parametrize("fault, shown, hidden", [("close-stdout", "stdout", "-9"), ("crash", "3", "-9")],
+                         ids=["closed-stdout", "exit-code"])
+def test_a_failure_tells_an_exit_from_a_closed_stdout(tmp_path, fault, shown, hidden):
+    """A harness that exits is reported with its own exit code, one that closes its stdout and lives on is not
+    reported with the code of the suite's kill, and no process of it is left."""
+    flag = tmp_path / "struck"
+    transport = faulty(fault, 1, flag, timeout=3.0)
+    try:
+        transport.start()
+        message = str(failure_of(lambda: transport.call("shape", SHAPE)))
+        assert shown in message and hidden not in message, message
+        assert gone(struck_pid(flag))
+        assert "messages" in transport.call("shape", SHAPE)
+    finally:
+        close(transport, flag)
+
+
+# -- the Python harness side: serve ------------------------------------------------------------------------------------
+
+def served(lines: list[str], adapter: Any = None) -> list[dict[str, Any]]:
+    """The answers ``serve`` writes, through a strict UTF-8 stdout like a real one, to these request lines."""
+    out = io.BytesIO()
+    stdout = io.TextIOWrapper(out, encoding="utf-8", errors="strict", write_through=True)
+    assert serve(adapter or ReferenceAdapter(), io.StringIO("".join(line + "\n" for line in lines)), stdout) == 0
+    return [json.loads(line) for line in out.getvalue().decode("utf-8").splitlines()]
+
+
+def request(seq: int, op: str, params: dict[str, Any]) -> str:
+    return json.dumps({"seq": seq, "op": op, "params": params})
+
+
+def test_serve_answers_requests_it_cannot_decode_and_goes_on(capsys):
+    """A request nested too deep to decode, or not JSON, gets a failure answer with its seq when the seq can be read
+    (a line on stderr when not), and the requests after it are answered."""
+    deep = '{"seq": 2, "op": "shape", "params": {"transcript": ' + "[" * 5000 + "]" * 5000 + "}}"
+    answers = served([request(1, "start", {"protocol": 1}), deep, '{"seq": 3, "op": "shape", "params": {oops',
+                      "not JSON at all",
+                      request(4, "shape", SHAPE), request(5, "stop", {})])
+    assert [answer["seq"] for answer in answers] == [1, 2, 3, 4, 5]
+    assert ["failure" in answer for answer in answers] == [False, True, True, False, False]
+    assert "not JSON at all" in capsys.readouterr().err
+    assert "messages" in answers[3]["result"]
+
+
+class LoneSurrogate(ReferenceAdapter):
+    """The reference, except that a question of "bad" gets an answer holding a lone surrogate."""
+
+    def shape(self, params: dict[str, Any]) -> dict[str, Any]:
+        if params.get("question") == "bad":
+            return {"messages": [{"role": "user", "content": "half a pair: \ud800"}]}
+        return super().shape(params)
+
+
+def test_serve_answers_a_failure_for_an_answer_it_cannot_encode():
+    """An adapter answer holding a lone surrogate gets a failure answer naming the code point, and the next request
+    is answered."""
+    answers = served([request(1, "start", {"protocol": 1}), request(2, "shape", {"transcript": [], "question": "bad"}),
+                      request(3, "shape", SHAPE), request(4, "stop", {})], LoneSurrogate())
+    assert [answer["seq"] for answer in answers] == [1, 2, 3, 4]
+    assert "d800" in answers[1]["failure"]["message"].lower()
+    assert "messages" in answers[2]["result"]
