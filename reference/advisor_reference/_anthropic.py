@@ -171,7 +171,7 @@ def stream_event(state: StreamState, event: str, data: str) -> None:
     if kind == "content_block_delta":  # by far the most frequent event
         delta = payload.get("delta")
         if type(delta) is dict and delta.get("type") == "text_delta":
-            state.text.append(str(delta.get("text", "")))
+            state.add_text(str(delta.get("text", "")))
     elif kind == "error":
         error = payload.get("error")
         message = error.get("message", data[:200]) if type(error) is dict else data[:200]

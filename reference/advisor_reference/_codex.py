@@ -5,7 +5,11 @@ every other message one input item (user text as an ``input_text`` part,
 assistant text as plain content, the form the API's typed parameters accept
 for history without stored output ids); messages with no text are left out. A non-empty
 cache key goes in the body as ``prompt_cache_key`` and in the ``session-id``
-and ``thread-id`` headers, which keep the calls on one backend (affinity).
+and ``thread-id`` headers, which keep the calls on one backend (affinity);
+a key that is not a visible-ASCII token (one holding a space, CR, LF, another
+control character or non-ASCII) stays in the body but never goes into a
+header, where it could split the request or be refused by the HTTP library:
+the reference's choice, the call then goes out without affinity.
 The backend answers ``400 {"detail": "Stream must be set to true"}`` to a
 non-streaming call: the client's stream-required retry handles it. A stream
 ends with ``response.completed`` (or ``response.incomplete``); without it the
@@ -19,7 +23,7 @@ from typing import Any
 
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest
 from ._text import trim_space
-from ._wire import HttpRequest, StreamState, WireFormat, json_headers, stream_payload, usage_of
+from ._wire import HttpRequest, StreamState, WireFormat, is_header_token, json_headers, stream_payload, usage_of
 
 PATH = "/responses"  # rule: wire.endpoints
 
@@ -48,8 +52,9 @@ def encode(request: ProviderRequest, stream: bool) -> HttpRequest:
     headers = json_headers(stream)
     if request.prompt_cache_key:  # body and affinity headers (rule: wire.codex-affinity)
         body["prompt_cache_key"] = request.prompt_cache_key
-        headers["session-id"] = request.prompt_cache_key
-        headers["thread-id"] = request.prompt_cache_key
+        if is_header_token(request.prompt_cache_key):  # never a header value that could split the request
+            headers["session-id"] = request.prompt_cache_key
+            headers["thread-id"] = request.prompt_cache_key
     return HttpRequest("POST", PATH, headers, body)
 
 
@@ -85,11 +90,12 @@ def stream_event(state: StreamState, event: str, data: str) -> None:
         return
     kind = payload.get("type") or (event if event != "message" else "")
     if kind in ("error", "response.failed"):
-        error = payload.get("error") or payload.get("response", {}).get("error") or {}
+        response = payload.get("response")
+        error = payload.get("error") or (response.get("error") if isinstance(response, Mapping) else None) or {}
         message = error.get("message") if isinstance(error, Mapping) else error
         raise ProviderError(f"the Responses stream reported an error: {message or data[:200]}")
     if kind == "response.output_text.delta":
-        state.text.append(str(payload.get("delta", "")))
+        state.add_text(str(payload.get("delta", "")))
     elif kind in ("response.completed", "response.incomplete"):  # rule: streaming.final-event-required
         response = payload.get("response") if isinstance(payload.get("response"), Mapping) else {}
         state.finish_reason = _finish(response)

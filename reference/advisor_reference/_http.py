@@ -9,22 +9,74 @@
   event is an error.
 * Every failure is a :class:`ProviderError` that says what happened: the
   status and an excerpt of the body, a body that is not JSON, a refused
-  connection, a timeout.
+  connection, a passed deadline.
+
+Against a hostile or broken server:
+
+* ``timeout`` is a deadline for the whole call: connecting, sending, every
+  read, and the stream-required retry, which gets what is left of it. On a
+  client the provider makes itself, every socket operation waits at most until
+  the deadline (:class:`_DeadlineBackend`), so a server that trickles a byte a
+  second cannot hold the call open; bodies and streams are also checked
+  against the deadline between reads.
+* Reads are bounded (the sizes below, after decompression; the client decodes
+  gzip and deflate itself, a bounded piece at a time, and asks for nothing
+  else); JSON that nests too deep for the decoder is a provider error, not a
+  crash, and JSON of more than ``_wire.MAX_JSON_VALUES`` values is refused
+  before it is decoded (decoded, each value costs 25 times its bytes).
+* No credential reaches an error message: every message goes through
+  :func:`~._redact.redact` with the API key and the base URL's user info and
+  query string; the base URL is shown without them.
+* A header value that is not printable ASCII (an API key with CR/LF) is never
+  sent; the call fails naming the header, not the value.
 """
 
 from __future__ import annotations
 
+import contextvars
+import json
+import math
+import re
+import time
+import zlib
+from collections.abc import Callable, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
+import httpcore
 import httpx
-from httpx_sse import EventSource, SSEError
+from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from . import _anthropic, _codex, _openai
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest
-from ._wire import HttpRequest, StreamState, WireFormat
+from ._redact import display_url, redact, url_secrets
+from ._wire import MAX_JSON_VALUES, HttpRequest, StreamState, WireFormat, too_many_json_values
 
 WIRES: dict[str, WireFormat] = {wire.kind: wire for wire in (_anthropic.WIRE, _openai.WIRE, _codex.WIRE)}
 EXCERPT = 300
+#: A non-streaming answer body, decompressed, holds at most this many bytes: an advisor note is a few KB and
+#: even a 128k-token answer with its thinking is well under 2 MB of JSON, so 16 MiB is generous while a hostile
+#: body (or a gzip bomb) stops here instead of filling memory.
+MAX_BODY_BYTES = 16 * 1024 * 1024
+#: Of an error body only this much is read: the message shows an excerpt of 300 characters and the
+#: stream-required test looks at a short JSON error, so 64 KiB is plenty.
+MAX_ERROR_BODY_BYTES = 64 * 1024
+#: A server-sent event (with the comments and blank lines before it, and so any single line) holds at most this
+#: many bytes: a Responses ``response.completed`` event repeats the whole answer, so this leaves room for the
+#: longest answer a large max_tokens allows, escaped, while a line that never ends stops here.
+MAX_EVENT_BYTES = 4 * 1024 * 1024
+#: Bodies are decompressed and handed on this many bytes at a time, so no single step can expand a small
+#: compressed chunk into a huge one.
+READ_PIECE = 64 * 1024
+#: The longest deadline a provider takes: one hour.
+MAX_TIMEOUT_MS = 3_600_000
+MAX_TIMEOUT_S = MAX_TIMEOUT_MS / 1000
+#: The encodings the client asks for, and decodes itself; anything else is refused.
+ACCEPT_ENCODING = "gzip, deflate"
+_HEADER_VALUE = re.compile(r"[\x20-\x7e\t]*")
+
+#: The deadline (a time.monotonic() value) of the call running in this thread.
+_DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("advisor_http_deadline", default=None)
 
 
 def encode(kind: str, request: ProviderRequest, stream: bool | None = None) -> HttpRequest:
@@ -40,13 +92,202 @@ def is_stream_required(status: int, body: str) -> bool:
     return status == 400 and "stream" in text and ("must" in text or "required" in text)
 
 
+def base_url_problem(base_url: str) -> str | None:
+    """Why ``base_url`` cannot be a provider's base URL (it must be http or https with a host), or None."""
+    try:
+        parts = urlsplit(base_url)
+        _ = parts.port  # a port that is not a number raises here
+    except ValueError:
+        return "is not a URL"
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return "must be an http or https URL with a host"
+    return None
+
+
 class StreamRequired(ProviderError):
     """The provider only answers streaming calls."""
+
+
+class DeadlinePassed(ProviderError):
+    """The call's deadline passed before the answer was complete."""
 
 
 def _excerpt(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= EXCERPT else text[:EXCERPT] + "…"
+
+
+# -- the deadline, down to each socket operation ----------------------------------------------------------------------
+
+
+def _until_deadline(timeout: float | None, expired: type[Exception]) -> float | None:
+    """The timeout of one socket operation: at most what is left of this thread's call deadline."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise expired("the call's deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A network stream whose every read and write waits at most until the call's deadline."""
+
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _until_deadline(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _until_deadline(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                  timeout: float | None = None) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname,
+                                                      _until_deadline(timeout, httpcore.ConnectTimeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """httpcore's network backend with every connection bounded by the call's deadline."""
+
+    def __init__(self, backend: httpcore.NetworkBackend) -> None:
+        self._backend = backend
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Any = None) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._backend.connect_tcp(host, port, _until_deadline(timeout, httpcore.ConnectTimeout),
+                                                         local_address, socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None,
+                            socket_options: Any = None) -> httpcore.NetworkStream:  # pragma: no cover - no UDS use
+        return _DeadlineStream(self._backend.connect_unix_socket(
+            path, _until_deadline(timeout, httpcore.ConnectTimeout), socket_options))
+
+    def sleep(self, seconds: float) -> None:  # pragma: no cover - httpcore sleeps only between connect retries
+        self._backend.sleep(seconds)
+
+
+def bound_by_deadlines(client: httpx.Client) -> bool:
+    """Put the deadline backend under every connection pool of ``client``; whether there was one to wrap.
+
+    httpx builds its pools itself (its transports take no network backend), so this reaches the pool of each
+    transport; a transport without one (a MockTransport) keeps only the between-reads checks.
+    """
+    wrapped = False
+    for transport in (client._transport, *client._mounts.values()):  # private attributes: see above
+        pool = getattr(transport, "_pool", None)
+        backend = getattr(pool, "_network_backend", None)
+        if isinstance(backend, httpcore.NetworkBackend) and not isinstance(backend, _DeadlineBackend):
+            pool._network_backend = _DeadlineBackend(backend)
+            wrapped = True
+    return wrapped
+
+
+# -- bounded reading --------------------------------------------------------------------------------------------------
+
+
+class _Decoder:
+    """The content-encoding of a body, undone a bounded piece at a time (identity, gzip or deflate)."""
+
+    def __init__(self, headers: httpx.Headers, kind: str) -> None:
+        encodings = [value.strip().lower() for value in headers.get_list("content-encoding", split_commas=True)]
+        encodings = [value for value in encodings if value not in ("", "identity")]
+        self._zlib: Any = None
+        self._deflate = False  # still unsure whether a deflate body has its zlib header
+        if len(encodings) > 1 or (encodings and encodings[0] not in ("gzip", "x-gzip", "deflate")):
+            raise ProviderError(f"{kind} answered with content-encoding {', '.join(encodings)}, "
+                                f"which the client did not ask for")
+        if encodings:
+            self._deflate = encodings[0] == "deflate"
+            self._zlib = zlib.decompressobj(zlib.MAX_WBITS if self._deflate else zlib.MAX_WBITS | 16)
+        self._kind = kind
+
+    def pieces(self, data: bytes) -> Iterator[bytes]:
+        """The decoded bytes of the next raw chunk, in pieces of at most READ_PIECE bytes."""
+        if self._zlib is None:
+            for start in range(0, len(data), READ_PIECE):
+                yield data[start:start + READ_PIECE] if len(data) > READ_PIECE else data
+            return
+        while not self._zlib.eof:  # bytes after the end of the compressed stream are ignored, as httpx does
+            try:
+                out = self._zlib.decompress(data, READ_PIECE)
+            except zlib.error as exc:
+                if self._deflate:  # a deflate body without its zlib header, as httpx also accepts
+                    self._zlib, self._deflate = zlib.decompressobj(-zlib.MAX_WBITS), False
+                    continue
+                raise ProviderError(f"{self._kind} sent a compressed body that does not decompress: {exc}") from None
+            self._deflate = False
+            data = self._zlib.unconsumed_tail
+            if out:
+                yield out
+            if not data and len(out) < READ_PIECE:  # all input used, and nothing more is pending in zlib
+                return
+
+
+def _decoded(response: httpx.Response, deadline: float, kind: str) -> Iterator[bytes]:
+    """The decoded body in pieces of at most READ_PIECE bytes; a passed deadline is a DeadlinePassed."""
+    try:  # a response already read (in memory, from an in-process transport) holds its decoded content
+        chunks: Iterator[bytes] = iter((response.content,))
+        decoder = _Decoder(httpx.Headers(), kind)
+    except httpx.ResponseNotRead:
+        chunks, decoder = response.iter_raw(), _Decoder(response.headers, kind)
+    for chunk in chunks:
+        if time.monotonic() >= deadline:
+            raise DeadlinePassed(f"{kind} did not finish its answer before the deadline")
+        yield from decoder.pieces(chunk)
+
+
+def _read(response: httpx.Response, deadline: float, kind: str, limit: int, *, cut: bool) -> bytes:
+    """The decoded body up to ``limit`` bytes: cut there (``cut``) or a provider error past it."""
+    parts, size = [], 0
+    for piece in _decoded(response, deadline, kind):
+        size += len(piece)
+        if size > limit:
+            if cut:
+                parts.append(piece[: len(piece) - (size - limit)])
+                break
+            raise ProviderError(f"{kind} answered with a body larger than {limit} bytes")
+        parts.append(piece)
+    return b"".join(parts)
+
+
+def _text(response: httpx.Response, data: bytes) -> str:
+    try:
+        return data.decode(response.charset_encoding or "utf-8", "replace")
+    except LookupError:
+        return data.decode("utf-8", "replace")
+
+
+def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[ServerSentEvent]:
+    """The server-sent events of a stream, each (with what precedes it) at most MAX_EVENT_BYTES.
+
+    httpx-sse reads ``iter_text`` of the response it is given and has no size limit of its own, so it is
+    given a response over the bounded, decoded pieces; the bytes since the last event are counted as they
+    pass, which bounds both a line without an end and an event of endless ``data:`` lines.
+    """
+    pending = 0
+
+    def pieces() -> Iterator[bytes]:
+        nonlocal pending
+        for piece in _decoded(response, deadline, kind):
+            pending += len(piece)
+            if pending > MAX_EVENT_BYTES:
+                raise ProviderError(f"{kind} sent an event or a line longer than {MAX_EVENT_BYTES} bytes")
+            yield piece
+
+    bounded = httpx.Response(response.status_code, headers={"content-type": response.headers.get("content-type", "")},
+                             content=pieces())
+    for event in EventSource(bounded).iter_sse():
+        pending = 0
+        yield event
 
 
 class HttpProvider:
@@ -56,91 +297,145 @@ class HttpProvider:
                  client: httpx.Client | None = None) -> None:
         if kind not in WIRES:
             raise ValueError(f"unknown provider kind {kind!r}")
+        problem = base_url_problem(base_url)
+        if problem:
+            raise ValueError(f"base_url {problem}: {display_url(base_url)!r}")
+        if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and 0 < timeout <= MAX_TIMEOUT_S):
+            raise ValueError(f"timeout must be a positive number of seconds, at most {MAX_TIMEOUT_S:g}")
         self.wire = WIRES[kind]
         self.base_url = base_url.rstrip("/")
         self.api_key = api_key
-        self.client = client or httpx.Client(timeout=httpx.Timeout(timeout))
+        self.timeout = float(timeout)
+        self.secrets = tuple(part for part in (api_key, *url_secrets(base_url)) if part)
+        if client is None:
+            client = httpx.Client(timeout=httpx.Timeout(timeout))
+            bound_by_deadlines(client)
+        self.client = client
 
     def close(self) -> None:
         self.client.close()
 
     def _headers(self, encoded: HttpRequest) -> dict[str, str]:
-        headers = dict(encoded.headers)
+        headers = {**encoded.headers, "accept-encoding": ACCEPT_ENCODING}
         if self.api_key:
             if self.wire.kind == "anthropic":
                 headers["x-api-key"] = self.api_key
             else:
                 headers["authorization"] = f"Bearer {self.api_key}"
+        for name, value in headers.items():
+            if not _HEADER_VALUE.fullmatch(value):  # never CR, LF, other controls or non-ASCII on the wire
+                raise ProviderError(f"the {name} header of the {self.wire.kind} request would not be printable "
+                                    f"ASCII, so the request is not sent")
         return headers
 
     def complete(self, request: ProviderRequest) -> ProviderAnswer:
-        """One advisor call: streaming when reasoning is set; otherwise plain, with the stream-required retry."""
+        """One advisor call: streaming when reasoning is set; otherwise plain, with the stream-required retry.
+
+        The whole call, the retry included, has ``timeout`` seconds.
+        """
+        deadline = time.monotonic() + self.timeout
         if request.stream or request.reasoning is not None:  # rule: streaming.reasoning-streams
-            return self._stream(request)
+            return self._stream(request, deadline)
         try:
-            return self._plain(request)  # rule: streaming.non-streaming-default
+            return self._plain(request, deadline)  # rule: streaming.non-streaming-default
         except StreamRequired:  # only this error (rules: streaming.stream-required-retry, streaming.no-other-retry)
-            return self._stream(request)
+            return self._stream(request, deadline)  # with what is left of the deadline
 
     # -- the two kinds of call ---------------------------------------------------------
 
-    def _plain(self, request: ProviderRequest) -> ProviderAnswer:
-        encoded = self.wire.encode(request, False)
-        response = self._send(lambda: self.client.post(self.base_url + encoded.path, json=encoded.body,
-                                                       headers=self._headers(encoded)))
-        self._raise_for_status(response.status_code, response.text, stream=False)
-        try:
-            payload = response.json()
-        except ValueError:  # rule: streaming.failure-report
-            raise ProviderError(
-                f"{self.wire.kind} answered HTTP {response.status_code} with a body that is not JSON: "
-                f"{_excerpt(response.text)!r}"
-            ) from None
-        return self.wire.decode(payload)
+    def _open(self, encoded: HttpRequest, deadline: float) -> Any:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise DeadlinePassed(f"the deadline of the {self.wire.kind} call passed before the request was sent")
+        return self.client.stream("POST", self.base_url + encoded.path, json=encoded.body,
+                                  headers=self._headers(encoded), timeout=httpx.Timeout(left))
 
-    def _stream(self, request: ProviderRequest) -> ProviderAnswer:
+    def _error_body(self, response: httpx.Response, deadline: float) -> str:
+        return _text(response, _read(response, deadline, self.wire.kind, MAX_ERROR_BODY_BYTES, cut=True))
+
+    def _plain(self, request: ProviderRequest, deadline: float | None = None) -> ProviderAnswer:
+        deadline = time.monotonic() + self.timeout if deadline is None else deadline
+        encoded = self.wire.encode(request, False)
+
+        def call() -> ProviderAnswer:
+            with self._open(encoded, deadline) as response:
+                if response.status_code >= 400:
+                    self._raise_for_status(response.status_code, self._error_body(response, deadline), stream=False)
+                body = _read(response, deadline, self.wire.kind, MAX_BODY_BYTES, cut=False)
+            if too_many_json_values(body):
+                raise ProviderError(f"{self.wire.kind} answered with a body of more than {MAX_JSON_VALUES} JSON values")
+            try:
+                payload = json.loads(body)
+            except (ValueError, RecursionError):  # rule: streaming.failure-report
+                raise ProviderError(
+                    f"{self.wire.kind} answered HTTP {response.status_code} with a body that is not JSON: "
+                    f"{_excerpt(redact(_text(response, body[:MAX_ERROR_BODY_BYTES]), self.secrets))!r}"
+                ) from None
+            return self.wire.decode(payload)
+
+        return self._send(call, deadline)
+
+    def _stream(self, request: ProviderRequest, deadline: float | None = None) -> ProviderAnswer:
+        deadline = time.monotonic() + self.timeout if deadline is None else deadline
         encoded = self.wire.encode(request, True)
         state = StreamState()
         feed = self.wire.stream_event
 
-        def read() -> None:
-            with self.client.stream("POST", self.base_url + encoded.path, json=encoded.body,
-                                    headers=self._headers(encoded)) as response:
+        def call() -> ProviderAnswer:
+            with self._open(encoded, deadline) as response:
                 if response.status_code >= 400:
-                    self._raise_for_status(response.status_code, response.read().decode("utf-8", "replace"),
-                                           stream=True)
-                for event in EventSource(response).iter_sse():
+                    self._raise_for_status(response.status_code, self._error_body(response, deadline), stream=True)
+                for event in _events(response, deadline, self.wire.kind):
                     feed(state, event.event, event.data)  # "message" when the event has no name
                     if state.done:
                         break
+            return state.answer(self.wire.kind)
 
-        self._send(read)
-        return state.answer(self.wire.kind)
+        return self._send(call, deadline)
 
     # -- errors ---------------------------------------------------------------------------
 
     def _raise_for_status(self, status: int, body: str, *, stream: bool) -> None:
         if status < 400:
             return
-        # The status and an excerpt of the body (rule: streaming.failure-report).
-        message = f"{self.wire.kind} answered HTTP {status}: {_excerpt(body) or '(empty body)'}"
+        # The status and an excerpt of the body (rule: streaming.failure-report), credentials removed first.
+        message = f"{self.wire.kind} answered HTTP {status}: {_excerpt(redact(body, self.secrets)) or '(empty body)'}"
         # Only a plain call retries, so a stream is tried once (rule: streaming.stream-required-retry).
         if not stream and is_stream_required(status, body):
             raise StreamRequired(message, status=status)
         raise ProviderError(message, status=status)
 
-    def _send(self, call: Any) -> Any:
-        where = self.base_url
+    def _redacted(self, error: ProviderError) -> ProviderError:
+        """``error`` with every credential removed from its message (the same error when it holds none)."""
+        message = str(error)
+        clean = redact(message, self.secrets)
+        if clean == message:
+            return error
+        try:
+            return type(error)(clean, status=error.status)
+        except TypeError:  # a subclass with another signature
+            return ProviderError(clean, status=error.status)
+
+    def _send(self, call: Callable[[], Any], deadline: float | None = None) -> Any:
+        where = display_url(self.base_url)
+        kind = self.wire.kind
+        token = _DEADLINE.set(deadline)
         # Timeouts, refused connections and broken streams say what happened (rule: streaming.failure-report).
         try:
             return call()
-        except ProviderError:
-            raise
+        except ProviderError as exc:
+            error: ProviderError = exc
         except httpx.TimeoutException as exc:
-            raise ProviderError(f"{self.wire.kind} did not answer in time ({type(exc).__name__}) at {where}") from None
+            error = DeadlinePassed(f"{kind} did not answer within the deadline of {self.timeout * 1000:g} ms "
+                                   f"({type(exc).__name__}) at {where}")
         except httpx.ConnectError as exc:
-            raise ProviderError(f"cannot connect to {self.wire.kind} at {where}: {exc}") from None
+            error = ProviderError(f"cannot connect to {kind} at {where}: {exc}")
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
-            raise ProviderError(f"the connection to {self.wire.kind} broke: {exc}") from None
+            error = ProviderError(f"the connection to {kind} broke: {exc}")
         except SSEError as exc:
-            raise ProviderError(f"{self.wire.kind} did not answer with an event stream: {exc}") from None
+            error = ProviderError(f"{kind} did not answer with an event stream: {exc}")
+        except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:  # any other failure of the exchange
+            error = ProviderError(f"the request to {kind} at {where} failed ({type(exc).__name__}): {exc}")
+        finally:
+            _DEADLINE.reset(token)
+        raise self._redacted(error) from None

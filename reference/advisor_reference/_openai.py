@@ -79,7 +79,7 @@ def stream_event(state: StreamState, event: str, data: str) -> None:
     if choice is not None:
         delta = choice.get("delta")
         if isinstance(delta, dict) and isinstance(delta.get("content"), str):
-            state.text.append(delta["content"])
+            state.add_text(delta["content"])
         if choice.get("finish_reason"):
             state.finish_reason = str(choice["finish_reason"])
     if isinstance(payload.get("usage"), dict):

@@ -105,6 +105,10 @@ class Provider(Protocol):
     def complete(self, request: ProviderRequest) -> ProviderAnswer: ...
 
 
+#: A scripted reply waits at most a minute: a scenario's delays only need to order concurrent calls.
+MAX_DELAY_MS = 60_000
+
+
 @dataclass
 class ScriptedReply:
     """One scripted provider reply: an answer, or a failure; optionally after a delay."""

@@ -36,9 +36,9 @@ from typing import Any
 
 from ._errors import AdvisorInputError, reject_unknown_keys
 from ._handler import AdvisorCallFailed, AdvisorHandler, AdvisorRuntime, RuntimeConfig
-from ._http import HttpProvider
+from ._http import MAX_TIMEOUT_MS, HttpProvider, base_url_problem
 from ._prompt import RequestBuilder
-from ._provider import ProviderAnswer, ProviderError, ProviderRequest, ScriptedReply
+from ._provider import MAX_DELAY_MS, ProviderAnswer, ProviderError, ProviderRequest, ScriptedReply
 from ._sessions import CacheKeyStore
 from ._transcript import Message, parse_transcript
 from ._wire import PROVIDER_KINDS
@@ -51,13 +51,17 @@ _CALL = frozenset({"agent", "conversation", "turn", "input", "snapshot", "provid
 _REPLY = frozenset({"answer", "finish_reason", "error", "status", "delay_ms"})
 
 
-def _get(raw: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, at: str) -> Any:
+def _get(raw: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, at: str, *,
+         low: int | None = None, high: int | None = None) -> Any:
+    """``raw[key]`` of type ``kind`` (``default`` when absent); an integer also within ``low``..``high`` if given."""
     value = raw.get(key, default)
     if value is default:
         return value
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise AdvisorInputError(f"must be {names}", at=f"{at}.{key}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise AdvisorInputError(f"must be from {low} to {high}", at=f"{at}.{key}")
     return value
 
 
@@ -111,7 +115,7 @@ class _Call:
 def _reply(raw: Any, at: str) -> ScriptedReply:
     raw = _object(raw, at)
     reject_unknown_keys(raw, _REPLY, at)
-    delay = _get(raw, "delay_ms", int, 0, at) / 1000
+    delay = _get(raw, "delay_ms", int, 0, at, low=0, high=MAX_DELAY_MS) / 1000
     if "error" in raw:
         return ScriptedReply(error=_get(raw, "error", str, "", at), status=_get(raw, "status", int, None, at),
                              delay_s=delay)
@@ -146,7 +150,10 @@ def _http_provider(raw: Any, http_class: type[HttpProvider] = HttpProvider) -> H
         raise AdvisorInputError(f"must be one of {', '.join(PROVIDER_KINDS)}", at=f"{at}.kind")
     if not base_url:
         raise AdvisorInputError("is required", at=f"{at}.base_url")
-    timeout = _get(raw, "timeout_ms", int, 30_000, at) / 1000
+    problem = base_url_problem(base_url)
+    if problem:  # the URL itself is not shown: it may carry credentials
+        raise AdvisorInputError(problem, at=f"{at}.base_url")
+    timeout = _get(raw, "timeout_ms", int, 30_000, at, low=1, high=MAX_TIMEOUT_MS) / 1000
     return http_class(kind, base_url, api_key=_get(raw, "api_key", str, "", at), timeout=timeout)
 
 

@@ -12,10 +12,18 @@ A transcript is a JSON array of messages::
 Unknown keys are rejected rather than ignored, so a misspelt field never
 disappears silently. Lone surrogates (legal as JSON escapes) become U+FFFD,
 as the origin's JSON decoder writes them.
+
+Tool-call arguments must be JSON the origin can decode: nested at most
+:data:`MAX_ARGUMENT_DEPTH` levels (the flattening walks them recursively),
+every number a finite float64 (the origin decodes them as float64, so
+``1e400``, ``10**400`` and NaN cannot be), every key a string. Anything else
+is an invalid_input error naming the offending value's path.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +37,10 @@ _MESSAGE_KEYS = frozenset(
     {"role", "content", "tool_calls", "name", "tool_call_id", "reasoning_content", "metadata"}
 )
 _TOOL_CALL_KEYS = frozenset({"id", "name", "arguments"})
+#: Tool-call arguments nest at most this many objects and arrays deep. Real arguments nest a few levels; the
+#: capping and the origin encoding walk them recursively, and 200 levels leave them most of Python's default
+#: 1000-frame stack, whatever the caller's own depth.
+MAX_ARGUMENT_DEPTH = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +167,90 @@ def _parse_tool_calls(raw: Any, at: str) -> tuple[ToolCall, ...]:
         arguments = item["arguments"]
         if not isinstance(arguments, Mapping):  # rule: transcript.malformed-rejected
             raise AdvisorInputError(f"must be an object, got {_type_name(arguments)}", at=f"{item_at}.arguments")
+        check_json_value(arguments, f"{item_at}.arguments")
         calls.append(ToolCall(id=_string(item, "id", item_at), name=name, arguments=arguments))
     return tuple(calls)
+
+
+def _bad_json_value(value: Any, depth: int) -> str | None:
+    """Why one value (not its contents) cannot be tool-call arguments, or None."""
+    if isinstance(value, (str, bool)) or value is None:
+        return None
+    if isinstance(value, int):
+        try:
+            float(value)
+        except OverflowError:
+            return "is a number outside float64's range (the origin decodes arguments as float64)"
+        return None
+    if isinstance(value, float):
+        return None if math.isfinite(value) else "is not a finite number (the origin decodes arguments as float64)"
+    if isinstance(value, (dict, list)):
+        if depth > MAX_ARGUMENT_DEPTH:
+            return f"nests deeper than {MAX_ARGUMENT_DEPTH} levels"
+        if isinstance(value, dict) and not all(isinstance(key, str) for key in value):
+            return "has a key that is not a string"
+        return None
+    return f"is not a JSON value ({type(value).__name__})"
+
+
+def _path(at: str, key: Any) -> str:
+    if isinstance(key, int):
+        return f"{at}[{key}]"
+    return f"{at}.{key}" if key.isidentifier() else f"{at}[{json.dumps(key)}]"
+
+
+def _is_plain_json(value: Any) -> bool:
+    """Whether ``value`` surely passes :func:`check_json_value`: a fast walk that only says yes or no."""
+    stack = [(value, 1)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item, depth = pop()
+        kind = type(item)
+        if kind is dict:
+            if depth > MAX_ARGUMENT_DEPTH:
+                return False
+            for key, child in item.items():
+                if type(key) is not str:
+                    return False
+                if type(child) is not str:
+                    push((child, depth + 1))
+        elif kind is list:
+            if depth > MAX_ARGUMENT_DEPTH:
+                return False
+            for child in item:
+                if type(child) is not str:
+                    push((child, depth + 1))
+        elif kind is not str and item is not None and kind is not bool and (
+                isinstance(item, (dict, list)) or _bad_json_value(item, depth) is not None):
+            return False  # a problem, or a subclass of dict or list: the full walk decides
+    return True
+
+
+def check_json_value(value: Any, at: str) -> None:
+    """Fail, naming the path of an offending value, unless ``value`` is JSON the origin decodes.
+
+    The walks are iterative, so no depth crashes them; paths are built only when something is wrong.
+    """
+    if _is_plain_json(value):
+        return
+    stack: list[tuple[Any, int, Any]] = [(value, 1, None)]  # value, depth, (parent crumb, key) for its path
+    while stack:
+        item, depth, crumb = stack.pop()
+        problem = _bad_json_value(item, depth)
+        if problem is not None:
+            path = at
+            if depth <= MAX_ARGUMENT_DEPTH:  # too deep: the field is named, not a path hundreds of levels long
+                keys = []
+                while crumb is not None:
+                    crumb, key = crumb
+                    keys.append(key)
+                for key in reversed(keys):
+                    path = _path(path, key)
+            raise AdvisorInputError(problem, at=path)
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1, (crumb, key)) for key, child in item.items())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1, (crumb, index)) for index, child in enumerate(item))
 
 
 def parse_transcript(raw: Any, at: str = "transcript", *, open_roles: bool = False) -> tuple[Message, ...]:

@@ -4,11 +4,18 @@ An encoder turns a provider-neutral :class:`~reference.ProviderRequest` into
 an :class:`HttpRequest` (method, path relative to the provider's base URL,
 headers without credentials, JSON body). Credentials are added by the HTTP
 client, so an encoded request can be shown, logged and compared safely.
+
+Hostile answers are bounded here too: a stream's answer text holds at most
+:data:`MAX_ANSWER_CHARS` characters, event data nested too deep for the JSON
+decoder or holding more than :data:`MAX_JSON_VALUES` values is a
+:class:`ProviderError`, and :func:`is_header_token` says which values may go
+into a header.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +23,41 @@ from typing import Any
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest
 
 PROVIDER_KINDS = ("anthropic", "openai", "codex")
+
+#: The most characters a streamed answer gathers: 16 Mi, the size cap of a non-streaming answer body
+#: (``_http.MAX_BODY_BYTES``), so both kinds of call bound an answer alike. An advisor note is a few KB;
+#: even a 128k-token answer is about 512 KB of text.
+MAX_ANSWER_CHARS = 16 * 1024 * 1024
+#: Text pieces are joined every this many, so a stream of one-character deltas costs about a byte a
+#: character instead of a string object (some 50 bytes) each.
+_JOIN_EVERY = 1024
+_HEADER_TOKEN = re.compile(r"[\x21-\x7e]+")
+#: A JSON answer or event is decoded only if it holds at most this many values (counted by the commas, braces
+#: and brackets that separate and open them, strings included, so the count errs high). Python spends 50 to 100
+#: bytes on each decoded value, 25 times the 3 bytes of ``{},``: a 16 MiB body of them would take 400 MB. No
+#: answer comes near half a million (a 1 MB note of prose has some 70 000 commas); the values cost at most
+#: some 40 MB.
+MAX_JSON_VALUES = 500_000
+#: Shorter texts cannot hold enough values to matter, and are not counted (most events are a few hundred bytes).
+_COUNT_FROM = 64 * 1024
+
+
+def too_many_json_values(data: str | bytes) -> bool:
+    """Whether a JSON text may hold more than MAX_JSON_VALUES values (see there)."""
+    if len(data) < _COUNT_FROM:
+        return False
+    if isinstance(data, bytes):
+        return data.count(b",") + data.count(b"{") + data.count(b"[") > MAX_JSON_VALUES
+    return data.count(",") + data.count("{") + data.count("[") > MAX_JSON_VALUES
+
+
+def is_header_token(value: str) -> bool:
+    """Whether ``value`` is a non-empty run of visible ASCII: no space, CR, LF, control character or non-ASCII.
+
+    Only such values go into a header the reference builds from caller data (a cache key): anything else
+    could split the header (CR/LF), be refused by the HTTP library (non-ASCII) or be rewritten by a proxy.
+    """
+    return _HEADER_TOKEN.fullmatch(value) is not None
 
 
 @dataclass(frozen=True)
@@ -57,11 +99,25 @@ class StreamState:
     finish_reason: str = ""
     usage: Usage = field(default_factory=Usage)
     done: bool = False
+    #: The pieces already joined (every _JOIN_EVERY pieces), and the characters gathered in all.
+    joined: list[str] = field(default_factory=list, repr=False)
+    size: int = 0
+
+    def add_text(self, piece: str) -> None:
+        """Gather the next piece of the answer; past MAX_ANSWER_CHARS characters the stream is an error."""
+        self.size += len(piece)
+        if self.size > MAX_ANSWER_CHARS:
+            raise ProviderError(f"the streamed answer is longer than {MAX_ANSWER_CHARS} characters")
+        self.text.append(piece)
+        if len(self.text) >= _JOIN_EVERY:
+            self.joined.append("".join(self.text))
+            self.text.clear()
 
     def answer(self, provider: str) -> ProviderAnswer:
         if not self.done:  # rule: streaming.final-event-required
             raise ProviderError(f"the {provider} stream ended before its final event")
-        return ProviderAnswer("".join(self.text), self.finish_reason or "stop", self.usage.to_json())
+        return ProviderAnswer("".join(self.joined) + "".join(self.text), self.finish_reason or "stop",
+                              self.usage.to_json())
 
 
 _DECODER = json.JSONDecoder()
@@ -70,12 +126,15 @@ _DECODER = json.JSONDecoder()
 def stream_payload(data: str, what: str) -> dict[str, Any] | None:
     """The JSON object of one stream event's data; None for an empty event or one that is not an object.
 
-    Data that is not one JSON value is a :class:`ProviderError` that shows its start (``what`` says which
-    stream). A stream has thousands of events, so the decoder's ``raw_decode`` reads each one directly;
+    Data that is not one JSON value, that nests too deep for the decoder, or that holds more than
+    MAX_JSON_VALUES values, is a :class:`ProviderError` that shows its start (``what`` says which stream).
+    A stream has thousands of events, so the decoder's ``raw_decode`` reads each one directly;
     ``json.loads`` takes the rare event with white space before its value.
     """
     if not data:
         return None
+    if too_many_json_values(data):
+        raise ProviderError(f"a stream event holds more than {MAX_JSON_VALUES} JSON values: {data[:200]!r}")
     try:
         try:
             payload, end = _DECODER.raw_decode(data)
@@ -83,7 +142,7 @@ def stream_payload(data: str, what: str) -> dict[str, Any] | None:
             payload, end = json.loads(data), len(data)
         if end != len(data) and not data[end:].isspace():
             raise ValueError("extra data after the JSON value")
-    except ValueError:  # a broken stream says so (rule: streaming.failure-report)
+    except (ValueError, RecursionError):  # a broken stream says so (rule: streaming.failure-report)
         raise ProviderError(f"{what}: {data[:200]!r}") from None
     return payload if isinstance(payload, dict) else None
 

@@ -61,9 +61,12 @@ def _parse_files(raw: Any, builder: RequestBuilder) -> list[LoadedFile]:
         else:
             if not isinstance(item["content_base64"], str):
                 raise AdvisorInputError("must be a base64 string", at=f"{at}.content_base64")
+            if not item["content_base64"].isascii():  # b64decode raises a bare ValueError for these
+                raise AdvisorInputError("is not valid base64: it holds characters outside ASCII",
+                                        at=f"{at}.content_base64")
             try:
                 data = base64.b64decode(item["content_base64"], validate=True)
-            except binascii.Error as exc:
+            except (binascii.Error, ValueError) as exc:
                 raise AdvisorInputError(f"is not valid base64: {exc}", at=f"{at}.content_base64") from None
         size = item.get("size", len(data))
         if not isinstance(size, int) or isinstance(size, bool) or size < 0:

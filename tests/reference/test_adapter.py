@@ -14,6 +14,7 @@ import advisor_reference
 from advisor_reference import REFERENCE_STRINGS, TOOL_DEFINITION, RequestBuilder
 from advisor_reference._http import encode
 from advisor_reference._provider import provider_request_from_json
+from advisor_reference._transcript import MAX_ARGUMENT_DEPTH
 from advisor_reference.adapter import AREAS, ReferenceAdapter
 
 from ._helpers import GOOD_REQUEST, SNAPSHOT, FakeHttp
@@ -88,18 +89,51 @@ def test_shape_errors(params, code, at):
         ({"path": "a", "content_base64": 1}, "files[1].content_base64"),
         ({"path": "a", "content_base64": "a"}, "files[1].content_base64"),
         ({"path": "a", "content_base64": "@@@@"}, "files[1].content_base64"),
+        ({"path": "a", "content_base64": "Y\u00e9Jj"}, "files[1].content_base64"),
+        ({"path": "a", "content_base64": "YWJj\u0660"}, "files[1].content_base64"),
         ({**GOOD_FILE, "size": -1}, "files[1].size"),
         ({**GOOD_FILE, "size": True}, "files[1].size"),
         ({**GOOD_FILE, "size": "3"}, "files[1].size"),
         ({**GOOD_FILE, "size": 2}, "files[1].size"),
     ],
     ids=["unknown-field", "no-path", "empty-path", "number-path", "no-content", "both-contents", "number-content",
-         "number-base64", "short-base64", "bad-base64", "negative-size", "boolean-size", "string-size",
+         "number-base64", "short-base64", "bad-base64", "non-ascii-base64", "arabic-digit-base64", "negative-size",
+         "boolean-size", "string-size",
          "size-below-content"],
 )
 def test_shape_file_errors_name_the_file_and_field(item, at):
     """A malformed file of a shape request is an invalid_input error at that file's field."""
     _assert_error(_shape_error({"transcript": [], "files": [GOOD_FILE, item]}), "invalid_input", at)
+
+
+def _nested(depth):
+    value = 1
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize("arguments, at", [
+    (_nested(500), "transcript[0].tool_calls[0].arguments"),
+    ({"n": float("inf")}, "transcript[0].tool_calls[0].arguments.n"),
+    ({"n": [10**400]}, "transcript[0].tool_calls[0].arguments.n[0]"),
+    ({"n": float("nan")}, "transcript[0].tool_calls[0].arguments.n"),
+], ids=["500-deep", "1e400", "10**400", "nan"])
+def test_shape_refuses_arguments_the_origin_cannot_decode(arguments, at):
+    """Tool-call arguments nested 500 deep or holding a number outside float64 are an invalid_input at that field."""
+    transcript = [{"role": "assistant", "tool_calls": [{"id": "c", "name": "read", "arguments": arguments}]},
+                  {"role": "tool", "name": "read", "tool_call_id": "c"}, {"role": "user", "content": "next"}]
+    _assert_error(_shape_error({"transcript": transcript}), "invalid_input", at)
+
+
+def test_shape_renders_arguments_nested_to_the_limit():
+    """Tool-call arguments nested MAX_ARGUMENT_DEPTH deep are capped and rendered as JSON, nothing refused."""
+    arguments = _nested(MAX_ARGUMENT_DEPTH - 1)
+    transcript = [{"role": "assistant", "tool_calls": [{"id": "c", "name": "read", "arguments": {"a": arguments}}]},
+                  {"role": "tool", "name": "read", "tool_call_id": "c"}, {"role": "user", "content": "next"}]
+    out = ReferenceAdapter().shape({"transcript": transcript})
+    rendered = out["messages"][1]["content"]
+    assert rendered.count("{") == MAX_ARGUMENT_DEPTH and rendered.endswith("1" + "}" * MAX_ARGUMENT_DEPTH + "]")
 
 
 @pytest.mark.parametrize(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from functools import partial
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
-from advisor_reference import ProviderAnswer, ProviderError, _codex
+from advisor_reference import ProviderAnswer, ProviderError, ProviderRequest, RenderedMessage, _codex
 
 from ._helpers import ZERO_USAGE, feed
 from ._helpers import compact as _compact
@@ -95,6 +98,8 @@ def test_responses_stream_final_event_without_a_response_object_ends_the_stream(
     ('{"type":"error","error":"plain failure"}', "plain failure"),
     ('{"type":"response.failed","response":{"status":"failed","error":{"message":"bad content"}}}', "bad content"),
     ('{"type":"error","message":"top level","code":"x"}', '{"type":"error","message":"top level","code":"x"}'),
+    ('{"type":"response.failed","response":null}', '{"type":"response.failed","response":null}'),
+    ('{"type":"error","response":"down"}', '{"type":"error","response":"down"}'),
 ])
 def test_responses_stream_error_event_names_the_error(data, message):
     """An error or response.failed event fails the stream with the error's message, else with the event's data."""
@@ -117,3 +122,33 @@ def test_responses_stream_event_that_is_not_json_is_quoted_up_to_200_characters(
     with pytest.raises(ProviderError) as info:
         _codex_events(("message", data))
     assert repr(data[:200]) in str(info.value) and data[:201] not in str(info.value)
+
+
+# --- affinity headers -----------------------------------------------------------------------------------------------
+
+def _encoded(key):
+    request = ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=5, reasoning=None,
+                              stream=False, prompt_cache_key=key, transport_session=None, parent_session=None)
+    return _codex.encode(request, False)
+
+
+@pytest.mark.parametrize("key", ["k\r\nx-injected: 1", "k\n", "caf\u00e9", "k e y", "k\x00", "\t", "k\x7f"],
+                         ids=["crlf", "lf", "non-ascii", "space", "nul", "tab", "del"])
+def test_a_key_that_is_not_a_header_token_stays_in_the_body_only(key):
+    """A cache key with CR, LF, a control character, a space or non-ASCII goes in the body but in no header."""
+    encoded = _encoded(key)
+    assert encoded.body["prompt_cache_key"] == key
+    assert "session-id" not in encoded.headers and "thread-id" not in encoded.headers
+
+
+@given(key=st.text(max_size=40))
+@example(key="5f0e7c1d2b3a49588776655443322110")
+@example(key="a\r\nb")
+@example(key="\u00e9")
+def test_no_header_value_holds_cr_lf_or_non_ascii_whatever_the_key(key):
+    """Whatever the cache key, every header value is visible ASCII, and a visible-ASCII key is both affinity
+    headers."""
+    headers = _encoded(key).headers
+    assert all(re.fullmatch(r"[\x20-\x7e]*", value) for value in headers.values())
+    token = bool(key) and all("\x21" <= char <= "\x7e" for char in key)
+    assert (headers.get("session-id"), headers.get("thread-id")) == ((key, key) if token else (None, None))

@@ -176,9 +176,9 @@ def test_work_dir_settings_reach_the_path_policy(tmp_path):
         ({"kind": "openai", "base_url": "http://127.0.0.1:1"}, ("openai", "http://127.0.0.1:1", "", 30.0)),
         ({"kind": "anthropic", "base_url": "http://h", "timeout_ms": 2500, "api_key": "sk"},
          ("anthropic", "http://h", "sk", 2.5)),
-        ({"kind": "codex", "base_url": "http://h/", "timeout_ms": 0}, ("codex", "http://h/", "", 0.0)),
+        ({"kind": "codex", "base_url": "http://h/", "timeout_ms": 1}, ("codex", "http://h/", "", 0.001)),
     ],
-    ids=["defaults", "all-fields", "zero-timeout"],
+    ids=["defaults", "all-fields", "shortest-timeout"],
 )
 def test_http_provider_is_made_from_its_settings(http, made):
     """The HTTP provider gets the kind, base URL, API key and timeout (milliseconds as seconds) of the runtime."""

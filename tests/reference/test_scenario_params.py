@@ -8,7 +8,7 @@ import copy
 import pytest
 
 from advisor_reference._provider import ScriptedReply
-from advisor_reference._scenario import _reply
+from advisor_reference._scenario import _http_provider, _reply
 
 from ._helpers import answer, call, error_of, scenario
 
@@ -96,6 +96,12 @@ INVALID = [
      "steps[0].call.provider[0].delay_ms"),
     ("second-reply", scenario([{"call": call(provider=[{"answer": "a"}, {"answer": 2}])}]),
      "steps[0].call.provider[1].answer"),
+    ("reply-delay-negative", scenario([{"call": call(provider=[{"answer": "", "delay_ms": -1}])}]),
+     "steps[0].call.provider[0].delay_ms"),
+    ("reply-delay-huge", scenario([{"call": call(provider=[{"answer": "", "delay_ms": 10**15}])}]),
+     "steps[0].call.provider[0].delay_ms"),
+    ("reply-delay-over-a-minute", scenario([{"call": call(provider=[{"error": "x", "delay_ms": 60_001}])}]),
+     "steps[0].call.provider[0].delay_ms"),
     # the HTTP provider of black-box runs
     ("http-array", scenario([], {"http_provider": []}), "runtime.http_provider"),
     ("http-unknown", scenario([], {"http_provider": {"kind": "openai", "base_url": "http://h", "token": "t"}}),
@@ -113,6 +119,22 @@ INVALID = [
     ("http-timeout-string", scenario([], {"http_provider": {"kind": "codex", "base_url": "http://h",
                                                             "timeout_ms": "1"}}),
      "runtime.http_provider.timeout_ms"),
+    ("http-timeout-negative", scenario([], {"http_provider": {"kind": "codex", "base_url": "http://h",
+                                                              "timeout_ms": -5}}),
+     "runtime.http_provider.timeout_ms"),
+    ("http-timeout-zero", scenario([], {"http_provider": {"kind": "codex", "base_url": "http://h", "timeout_ms": 0}}),
+     "runtime.http_provider.timeout_ms"),
+    ("http-timeout-over-an-hour", scenario([], {"http_provider": {"kind": "codex", "base_url": "http://h",
+                                                                  "timeout_ms": 3_600_001}}),
+     "runtime.http_provider.timeout_ms"),
+    ("http-base-url-ftp", scenario([], {"http_provider": {"kind": "openai", "base_url": "ftp://h/v1"}}),
+     "runtime.http_provider.base_url"),
+    ("http-base-url-no-scheme", scenario([], {"http_provider": {"kind": "openai", "base_url": "api.openai.com/v1"}}),
+     "runtime.http_provider.base_url"),
+    ("http-base-url-no-host", scenario([], {"http_provider": {"kind": "openai", "base_url": "https:///v1"}}),
+     "runtime.http_provider.base_url"),
+    ("http-base-url-bad-port", scenario([], {"http_provider": {"kind": "openai", "base_url": "http://h:port"}}),
+     "runtime.http_provider.base_url"),
     ("http-api-key-number", scenario([], {"http_provider": {"kind": "codex", "base_url": "http://h",
                                                             "api_key": 1}}),
      "runtime.http_provider.api_key"),
@@ -132,6 +154,22 @@ def test_malformed_params_are_refused_naming_the_field(params, at):
     error = error_of(params)
     assert (error["code"], error["at"]) == ("invalid_input", at)
     assert set(error) == {"code", "message", "at"} and at in error["message"]
+
+
+def test_a_refused_base_url_is_not_shown_in_the_error():
+    """A base URL that is refused is named by its field, and its credentials are not echoed in the message."""
+    error = error_of(scenario([], {"http_provider": {"kind": "openai", "base_url": "ftp://user:pa55w0rd@h/?k=s3cr3t"}}))
+    assert error["at"] == "runtime.http_provider.base_url"
+    assert "pa55w0rd" not in error["message"] and "s3cr3t" not in error["message"]
+
+
+@pytest.mark.parametrize("delay_ms, timeout_ms", [(0, 1), (60_000, 3_600_000)], ids=["lowest", "highest"])
+def test_the_bounds_of_delay_and_timeout_are_accepted(delay_ms, timeout_ms):
+    """delay_ms from 0 to 60000 and timeout_ms from 1 to 3600000 are accepted."""
+    assert _reply({"answer": "a", "delay_ms": delay_ms}, "r").delay_s == delay_ms / 1000
+    provider = _http_provider({"kind": "openai", "base_url": "http://127.0.0.1:9", "timeout_ms": timeout_ms})
+    assert provider.timeout == timeout_ms / 1000
+    provider.close()
 
 
 def test_error_in_steps_comes_before_the_http_provider_is_checked():

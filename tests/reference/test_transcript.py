@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import sys
+
 import pytest
 
 from advisor_reference import AdvisorInputError, Message, ToolCall, parse_transcript, transcript_to_json
+from advisor_reference._transcript import MAX_ARGUMENT_DEPTH
 
 READ_CALL = {"id": "c1", "name": "read", "arguments": {"path": "a.go"}}
 
@@ -165,3 +169,52 @@ def test_tool_call_errors_name_the_call_and_field(calls, at):
     """A malformed tool call raises AdvisorInputError whose ``at`` and message name the message, the call
     index and the field."""
     assert _error_at([{"role": "assistant", "tool_calls": calls}]) == at
+
+
+# --- arguments the origin cannot decode -----------------------------------------------------------------------------
+
+def _nested(depth, leaf=1):
+    """``leaf`` inside ``depth`` levels of objects and arrays, alternating."""
+    value = leaf
+    for level in range(depth):
+        value = {"a": value} if level % 2 else [value]
+    return value
+
+
+def _arguments_error_at(arguments):
+    return _error_at([{"role": "assistant", "tool_calls": [{"id": "c1", "name": "read", "arguments": arguments}]}])
+
+
+@pytest.mark.parametrize("depth", [MAX_ARGUMENT_DEPTH + 1, 500, 5000], ids=["one-over", "500", "5000"])
+def test_arguments_nested_too_deep_are_refused_naming_the_arguments(depth):
+    """Arguments nested deeper than MAX_ARGUMENT_DEPTH objects and arrays are an invalid_input at the arguments."""
+    assert _arguments_error_at({"x": _nested(depth - 1)}) == "transcript[0].tool_calls[0].arguments"
+
+
+def test_arguments_nested_to_the_limit_are_kept():
+    """Arguments nested exactly MAX_ARGUMENT_DEPTH levels deep parse as they are."""
+    arguments = {"x": _nested(MAX_ARGUMENT_DEPTH - 1)}
+    (message,) = parse_transcript([{"role": "assistant", "tool_calls": [{"name": "f", "arguments": arguments}]}])
+    assert message.tool_calls[0].arguments == arguments
+
+
+@pytest.mark.parametrize("arguments, at", [
+    ({"n": json.loads("1e400")}, "transcript[0].tool_calls[0].arguments.n"),
+    ({"n": json.loads("-1e400")}, "transcript[0].tool_calls[0].arguments.n"),
+    ({"n": [1, {"big": 10**400}]}, "transcript[0].tool_calls[0].arguments.n[1].big"),
+    ({"n": -(10**309)}, "transcript[0].tool_calls[0].arguments.n"),
+    ({"odd key": float("nan")}, 'transcript[0].tool_calls[0].arguments["odd key"]'),
+    ({"t": (1, 2)}, "transcript[0].tool_calls[0].arguments.t"),
+    ({"o": {1: "x"}}, "transcript[0].tool_calls[0].arguments.o"),
+], ids=["1e400", "-1e400", "10**400-inside", "-10**309", "nan", "tuple", "number-key"])
+def test_arguments_outside_json_or_float64_are_refused_naming_the_value(arguments, at):
+    """A non-finite number, an integer float64 cannot hold, or a value JSON has no form for is an invalid_input
+    naming its path."""
+    assert _arguments_error_at(arguments) == at
+
+
+def test_arguments_at_the_edges_of_float64_are_kept():
+    """The largest float64, an integer just inside its range and -0.0 are valid arguments."""
+    arguments = {"max": sys.float_info.max, "int": int(sys.float_info.max), "neg": -0.0, "tiny": 5e-324}
+    (message,) = parse_transcript([{"role": "assistant", "tool_calls": [{"name": "f", "arguments": arguments}]}])
+    assert message.tool_calls[0].arguments == arguments
