@@ -1,0 +1,220 @@
+"""Differential testing (``advisor-conformance diff``) in process: what it finds, how it shrinks, what is open."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from advisor_conformance import _diff, load_target
+from advisor_conformance._implementation import Implementation
+from advisor_conformance._transport import InProcessTransport
+from advisor_reference import RequestBuilder, elide_text
+from advisor_reference.adapter import ReferenceAdapter
+
+from ..fakes.alternative import AlternativeAdapter
+
+
+class QuestionSingleNewline(ReferenceAdapter):
+    """The reference, with the question followed by one newline instead of a blank line."""
+
+    name = "question-single-newline"
+
+    class builder_class(RequestBuilder):
+        def render_question(self, question):
+            block = super().render_question(question)
+            return block[:-1]
+
+
+class ElideAt999(ReferenceAdapter):
+    """The reference, with tool-call argument strings elided over 999 bytes instead of over 1000."""
+
+    name = "elide-at-999"
+
+    class builder_class(RequestBuilder):
+        def elide_argument_string(self, text):
+            return elide_text(text, 999)
+
+
+def implementation(adapter: Any) -> Implementation:
+    impl = Implementation(target=adapter.name, transport=InProcessTransport(adapter, adapter.name))
+    impl.describe()
+    return impl
+
+
+@pytest.fixture(scope="module")
+def reference() -> Implementation:
+    return load_target("reference")
+
+
+@pytest.mark.parametrize("op", _diff.OPERATIONS)
+def test_the_reference_against_itself_diverges_nowhere(reference, op):
+    """Two copies of the reference answer every drawn input alike: 30 inputs, no divergence."""
+    outcome = _diff.search(op, (reference, implementation(ReferenceAdapter())), examples=30)
+    assert outcome.divergence is None and outcome.skipped is None
+    assert outcome.inputs == 30
+
+
+def test_a_question_followed_by_one_newline_shrinks_to_a_one_character_question(reference):
+    """A question block without its blank line is found, and shrunk to a bare one-character question."""
+    outcome = _diff.search("shape", (reference, implementation(QuestionSingleNewline())), examples=50)
+    found = outcome.divergence
+    assert found is not None and found.op == "shape"
+    assert len(found.input["question"]) == 1 and found.input["question"].strip()
+    assert found.input["transcript"] == [] and found.input.get("files") in (None, [])
+    parts = found.parts()
+    assert [part["path"] for part in parts] == ["answer.messages[1].content"]
+    assert parts[0]["a"].replace("\n\n", "\n", 1) == parts[0]["b"]  # both answers shown: one newline apart
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for key, item in value.items() for text in (key, *_strings(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings(item)]
+    return []
+
+
+def test_an_argument_elided_at_999_bytes_shrinks_to_a_1000_byte_string(reference):
+    """Elision one byte early is found, and shrunk to a tool call whose one long argument string is 1000 bytes."""
+    outcome = _diff.search("shape", (reference, implementation(ElideAt999())), examples=200, seed=3)
+    found = outcome.divergence
+    assert found is not None
+    arguments = [call["arguments"] for message in found.input["transcript"] for call in message.get("tool_calls", ())]
+    sizes = sorted(len(text.encode("utf-8")) for text in _strings(arguments))
+    assert sizes and sizes[-1] == 1000 and all(size < 1000 for size in sizes[:-1])
+    assert all(part["path"].startswith("answer.messages[") for part in found.parts())
+
+
+def test_the_same_seed_finds_the_same_divergence(reference):
+    """Two searches with the same seed draw the same inputs: the divergence is found at the same input and
+    shrinks to the same one."""
+    pair = (reference, implementation(QuestionSingleNewline()))
+    first, second = (_diff.search("shape", pair, examples=50, seed=3) for _ in range(2))
+    assert first.found_after == second.found_after and first.inputs == second.inputs
+    assert first.divergence.input == second.divergence.input
+
+
+@pytest.mark.parametrize("op", ["shape", "encode"])
+def test_the_alternative_diverges_from_the_reference_only_in_open_choices(reference, op):
+    """The alternative (every open choice made differently) answers every drawn shape and encode input as the
+    reference does, modulo what is open."""
+    outcome = _diff.search(op, (reference, implementation(AlternativeAdapter())), examples=60)
+    assert outcome.divergence is None, outcome.divergence and outcome.divergence.parts()
+
+
+# -- the open choices, one by one ----------------------------------------------------------------------------
+
+A = {"strings": {"guidance_request": "Advise.", "deduped_file_notice": "(same as read)",
+                 "deduped_file_block": "File: {path}\n{notice}\n\n", "budget_spent": "spent {used}/{max}"},
+     "options": {"args_json": "origin"}}
+B = {"strings": {"guidance_request": "What next?", "deduped_file_notice": "[unchanged]",
+                 "budget_spent": "{max} allowed, {used} used"}, "options": {"args_json": "semantic"}}
+KEY_1, KEY_2 = "a" * 32, "b" * 32
+
+
+def paths(op: str, a: Any, b: Any, params: Any = None, *, first: dict = A, second: dict = B, **kwargs: Any
+          ) -> list[str]:
+    found, _ = _diff.diverging(op, params or {}, (a, b), (first, second), **kwargs)
+    return [diff.where for diff in found]
+
+
+def messages(*texts: str) -> dict:
+    return {"messages": [{"role": "user", "content": text} for text in texts]}
+
+
+def test_declared_strings_compare_by_name_not_by_wording():
+    """Each side's declared strings stand for their names: reworded strings are equal, a string elsewhere is not."""
+    assert paths("shape", messages("q\n\nAdvise."), messages("q\n\nWhat next?")) == []
+    assert paths("shape", messages("q\n\nAdvise."), messages("What next?\n\nq")) == ["answer.messages[0].content"]
+
+
+def test_budget_notes_compare_by_their_counts():
+    """The budget-spent notes of two templates are equal with the same counts, and differ with others."""
+    assert paths("scenario", {"calls": [{"result": "spent 3/3"}]}, {"calls": [{"result": "3 allowed, 3 used"}]}) == []
+    assert paths("scenario", {"calls": [{"result": "spent 3/3"}]}, {"calls": [{"result": "3 allowed, 2 used"}]}) \
+        == ["answer.calls[0].result"]
+
+
+def test_deduped_blocks_compare_by_path_whatever_their_layout():
+    """A deduped block in a declared layout equals another layout naming the same path and notice, but not one
+    that carries the file's content."""
+    files = {"src/a.py": "print('a long enough line of content')\n"}
+    a = messages("File: src/a.py\n(same as read)\n\nAdvise.")
+    assert paths("shape", a, messages("File: src/a.py [unchanged]\nWhat next?"), files=files) == []
+    carried = messages(f"File: src/a.py\n{files['src/a.py']}[unchanged]\nWhat next?")
+    assert paths("shape", a, carried, files=files) == ["answer.messages[0].content"]
+
+
+def test_args_json_compares_as_bytes_only_when_both_declare_the_origin_encoding():
+    """Tool-call lines with the same arguments in other bytes are equal unless both sides declare args_json origin."""
+    a, b = messages('[tool_call: edit {"a":1,"b":"<"}]'), messages('[tool_call: edit {"b": "\\u003c", "a": 1.0}]')
+    assert paths("shape", a, b) == []
+    assert paths("shape", a, b, second={**B, "options": {"args_json": "origin"}}) == ["answer.messages[0].content"]
+
+
+def test_fresh_keys_compare_by_where_they_repeat():
+    """Fresh cache keys are equal when they repeat in the same places, and differ when one side mints a new key
+    where the other reuses one, or ignores the key it was given."""
+    def requests(*keys):
+        return {"provider_requests": [{"prompt_cache_key": key} for key in keys]}
+
+    assert paths("scenario", requests(KEY_1, KEY_1), requests(KEY_2, KEY_2)) == []
+    assert paths("scenario", requests(KEY_1, KEY_1), requests(KEY_1, KEY_2)) == ["answer.provider_requests[1]"
+                                                                                 ".prompt_cache_key"]
+    given = {"runtime": {"cache_key_store": {"advisor": KEY_1}}}
+    assert paths("scenario", requests(KEY_1), requests(KEY_2), given) == ["answer.provider_requests[0]"
+                                                                          ".prompt_cache_key"]
+
+
+def test_errors_compare_by_code_and_field():
+    """Errors with other messages are equal; another code or field differs; a call's field may be named from the
+    call or from the params."""
+    def call_error(code, at, message):
+        return {"calls": [{"error": {"code": code, "message": message, "at": at}}]}
+
+    assert paths("scenario", call_error("invalid_input", "input.question", "bad"),
+                 call_error("invalid_input", "steps[0].call.input.question", "question must be a string")) == []
+    assert paths("scenario", call_error("invalid_input", "input.files", "x"), call_error("file_error", "input.files",
+                                                                                          "x")) \
+        == ["answer.calls[0].error.code"]
+    assert paths("shape", {"error": {"code": "invalid_input", "message": "x", "at": "transcript[0].role"}},
+                 {"error": {"code": "invalid_input", "message": "x", "at": "transcript[0]"}}) == ["answer.error.at"]
+
+
+def anthropic(messages_: list, thinking: Any = None, max_tokens: int = 4096) -> dict:
+    body = {"model": "m", "max_tokens": max_tokens, "messages": messages_}
+    if thinking is not None:
+        body["thinking"] = {"type": "enabled", "budget_tokens": thinking}
+    return {"method": "POST", "path": "/v1/messages", "headers": {}, "body": body}
+
+
+def block(role: str, text: str, marked: bool = False) -> dict:
+    marker = {"cache_control": {"type": "ephemeral", "ttl": "1h"}} if marked else {}
+    content = {"type": "text", "text": text, **marker}
+    return {"role": role, "content": [content]}
+
+
+def test_thinking_budgets_compare_by_their_bounds():
+    """Two thinking budgets of at least 1024 and below max_tokens are equal; one under 1024 differs."""
+    params = {"provider": "anthropic", "request": {"messages": [{"role": "user", "content": "x"}]}}
+    wire = [block("user", "x")]
+    assert paths("encode", anthropic(wire, 3000), anthropic(wire, 2048), params) == []
+    assert paths("encode", anthropic(wire, 1024, 1100), anthropic(wire, 1023, 1100), params) \
+        == ["answer.body.thinking.budget_tokens"]
+
+
+def test_an_empty_user_message_may_be_left_out_or_given_text_on_the_anthropic_wire():
+    """An empty user message left out on one side and given a text on the other compares equal (the markers too,
+    which depend on it); any other message left out differs."""
+    request = {"messages": [{"role": "user", "content": "first"}, {"role": "assistant", "content": "reply"},
+                            {"role": "user", "content": ""}, {"role": "user", "content": "advise"}]}
+    params = {"provider": "anthropic", "request": request}
+    left_out = anthropic([block("user", "first"), block("assistant", "reply", marked=True), block("user", "advise")])
+    given_text = anthropic([block("user", "first"), block("assistant", "reply"), block("user", "(empty)", marked=True),
+                            block("user", "advise")])
+    assert paths("encode", left_out, given_text, params) == []
+    dropped = anthropic([block("user", "first"), block("user", "(empty)", marked=True), block("user", "advise")])
+    assert paths("encode", left_out, dropped, params) != []
