@@ -67,6 +67,7 @@ def _string_difference(expected: str, actual: str) -> list[str]:
 
 def check(condition: bool, rules: str | Iterable[str], what: str, /, **context: Any) -> None:
     """Fail with a :class:`RuleViolation` naming ``rules`` unless ``condition`` holds."""
+    __tracebackhide__ = True
     if not condition:
         raise violation(rules, what, **context)
 
@@ -77,6 +78,7 @@ def check_equal(value: Any, expected: Any, rules: str | Iterable[str], what: str
     An ``actual=`` in ``context`` (the whole answer the value came from) is
     shown as the answer.
     """
+    __tracebackhide__ = True
     if value != expected:
         if "actual" in context:
             context["answer"] = context.pop("actual")
@@ -86,6 +88,7 @@ def check_equal(value: Any, expected: Any, rules: str | Iterable[str], what: str
 def answer_of(impl: Any, op: str, params: Any, rules: str | Iterable[str], **kwargs: Any) -> Any:
     """The implementation's answer to ``op``; a broken protocol (a crash, an answer outside the schema)
     fails naming ``rules`` too, so every failure of a rule's test says which rule it was checking."""
+    __tracebackhide__ = True
     from ._protocol import ContractError
 
     try:

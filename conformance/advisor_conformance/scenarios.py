@@ -15,7 +15,7 @@ from ._loopback import Reply, expected_answers, recorded_answer, refused_url
 from .checks import answer_of, check, violation
 
 __all__ = [
-    "SNAPSHOT", "Reply", "budget_note", "call", "declared", "error_of", "expected_answers", "failure", "mentions",
+    "SNAPSHOT", "Reply", "budget_note", "call", "check_cap_holds", "check_use_kept", "declared", "error_of", "expected_answers", "failure", "mentions",
     "recorded_answer", "refused_url", "reply", "requests_of", "result_of", "run", "scenario",
 ]
 from ._implementation import Implementation
@@ -64,6 +64,7 @@ def scenario(steps: Iterable[Mapping[str, Any]], runtime: Mapping[str, Any] | No
 
 def run(impl: Implementation, params: Mapping[str, Any], rules: str | Iterable[str]) -> dict[str, Any]:
     """The answer to a valid scenario; an error answer for the whole scenario fails naming ``rules``."""
+    __tracebackhide__ = True
     answer = answer_of(impl, "scenario", params, rules)
     if "error" in answer:
         raise violation(rules, "the scenario as a whole was refused", input=params, actual=answer["error"])
@@ -74,9 +75,18 @@ def requests_of(answer: Mapping[str, Any], call_index: int) -> list[dict[str, An
     return [request for request in answer["provider_requests"] if request["call"] == call_index]
 
 
+def _outcome(answer: Mapping[str, Any], index: int, rules: str | Iterable[str], params: Any) -> dict[str, Any]:
+    __tracebackhide__ = True
+    calls = answer["calls"]
+    check(index < len(calls), rules, f"the answer holds {len(calls)} call outcome(s); call {index} has none",
+          input=params, actual=calls)
+    return calls[index]
+
+
 def result_of(answer: Mapping[str, Any], index: int, rules: str | Iterable[str], params: Any) -> str:
     """The note of call ``index``; an error fails naming ``rules``."""
-    outcome = answer["calls"][index]
+    __tracebackhide__ = True
+    outcome = _outcome(answer, index, rules, params)
     check("result" in outcome, rules, f"call {index} failed where a note was expected", input=params,
           actual=outcome)
     return outcome["result"]
@@ -84,10 +94,51 @@ def result_of(answer: Mapping[str, Any], index: int, rules: str | Iterable[str],
 
 def error_of(answer: Mapping[str, Any], index: int, rules: str | Iterable[str], params: Any) -> dict[str, Any]:
     """The error of call ``index``; a note fails naming ``rules``."""
-    outcome = answer["calls"][index]
+    __tracebackhide__ = True
+    outcome = _outcome(answer, index, rules, params)
     check("error" in outcome, rules, f"call {index} succeeded where an error was expected", input=params,
           actual=outcome)
     return outcome["error"]
+
+
+def check_use_kept(impl: Implementation, answer: Mapping[str, Any], params: Any, strings: Mapping[str, str],
+                   rules: str | Iterable[str], index: int = 1) -> None:
+    """With the cap at 1, call ``index`` comes after a failed call: it gets the budget note 1/1, so the failure kept
+    its use. When it does not, a control run (two good calls, the cap at 1) tells a failure that gave its use back
+    (``rules``) from a cap that lets a call too many through (budget.no-provider-call), with the calls' counts."""
+    __tracebackhide__ = True
+    expected = budget_note(strings, 1, 1, rules)
+    got = _outcome(answer, index, rules, params)
+    if got.get("result") == expected:
+        return
+    control_params = scenario([{"call": call()}, {"call": call(turn=2)}], runtime={"max_uses_per_run": 1})
+    control = run(impl, control_params, "budget.no-provider-call")
+    second = _outcome(control, 1, "budget.no-provider-call", control_params)
+    if second.get("result") != expected:
+        reached = len(requests_of(control, 1)) if "provider_requests" in control else "?"
+        raise violation("budget.no-provider-call", f"with the cap at 1, the second of two good calls did not get the "
+                        f"budget note 1/1 (it made {reached} provider request(s)): the cap lets a call too many through",
+                        input=control_params, expected=expected, actual=second)
+    made = len(requests_of(answer, index)) if "provider_requests" in answer else "?"
+    raise violation(rules, f"with the cap at 1, call {index} after the failed call did not get the budget note 1/1 (it "
+                    f"made {made} provider request(s)), though two good calls do: the failed call gave its use back",
+                    input=params, expected=expected, actual=got)
+
+
+def check_cap_holds(impl: Implementation, cap: int = 2, calls: int = 3, *, shared: bool = False) -> None:
+    """A control for the budget tests: ``calls`` good calls with the cap at ``cap`` reach the provider ``cap`` times.
+    The calls are of one turn (a cap that does not hold at all breaks budget.no-provider-call), or with ``shared``
+    each of its own turn (a counter that is not shared between turns breaks budget.shared-counter). Counted by the
+    provider requests made, whatever the notes say. A budget test runs it before it blames its own rule."""
+    __tracebackhide__ = True
+    rule = "budget.shared-counter" if shared else "budget.no-provider-call"
+    params = scenario([{"call": call(turn=index + 1 if shared else 1)} for index in range(calls)],
+                      runtime={"max_uses_per_run": cap})
+    answer = run(impl, params, rule)
+    answered = len({request["call"] for request in answer.get("provider_requests", [])})
+    where = "each of its own turn" if shared else "of one turn"
+    check(answered == cap, rule, f"with the cap at {cap}, {answered} of {calls} calls ({where}) reached the provider; "
+                                 f"expected {cap}", input=params, actual=answer["calls"])
 
 
 def budget_note(strings: Mapping[str, str], used: int, limit: int, rules: str | Iterable[str]) -> str:
@@ -98,6 +149,7 @@ def budget_note(strings: Mapping[str, str], used: int, limit: int, rules: str | 
 
 def declared(strings: Mapping[str, str], name: str, rules: str | Iterable[str]) -> str:
     """A declared string the rule needs; its absence fails naming ``rules``."""
+    __tracebackhide__ = True
     if name not in strings:
         raise violation(rules, f"the implementation does not declare the string {name!r}",
                         actual=sorted(strings))

@@ -30,6 +30,7 @@ def params(transcript: list[dict[str, Any]], question: str | None = None,
 
 def shape(impl: Implementation, request: Mapping[str, Any], rules: str | Iterable[str], **kwargs: Any) -> Messages:
     """The messages for valid input; an error answer fails the test naming ``rules``."""
+    __tracebackhide__ = True
     answer = answer_of(impl, "shape", request, rules, **kwargs)
     if "error" in answer:
         raise violation(rules, "shape answered an error for valid input", input=request, actual=answer["error"])
@@ -38,6 +39,7 @@ def shape(impl: Implementation, request: Mapping[str, Any], rules: str | Iterabl
 
 def shape_error(impl: Implementation, request: Mapping[str, Any], rules: str | Iterable[str]) -> dict[str, Any]:
     """The error for input the spec rejects; an answer with messages fails the test naming ``rules``."""
+    __tracebackhide__ = True
     answer = answer_of(impl, "shape", request, rules)
     check("error" in answer, rules, "shape accepted input that must be rejected", input=request,
           actual=answer.get("messages"))
@@ -129,6 +131,7 @@ def check_segments(actual: str, segments: Iterable[tuple[str | Deduped, str | It
     naming the rules of the segment where the text departs: a wrong request for guidance is blamed on its rule,
     not on the rule of the file or question the test is about. With ``order = (rule, blocks)``, a text that is
     exactly those blocks in another order is blamed on that rule, with where each block stands."""
+    __tracebackhide__ = True
     segments = list(segments)
     found = locate_departure(actual, [part for part, _ in segments], strings)
     if found is None:
@@ -164,13 +167,19 @@ def blame(segments: list[tuple[str | Deduped, str | Iterable[str]]], index: int,
 
 def _starts_at_segment(segments: list[tuple[str | Deduped, Any]], index: int, actual: str,
                        strings: Mapping[str, str]) -> bool:
-    """Whether the text departs exactly where segment ``index`` begins (the segments before it all matched)."""
+    """Whether the text departs exactly where segment ``index`` begins (the segments before it all matched) and that
+    segment's text stands later on: something ran on before it, perhaps the previous segment. (A segment that is not
+    found at all is simply wrong: its own rules alone.)"""
     prefix = [part for part, _ in segments[:index]]
     if any(isinstance(part, Deduped) for part in prefix):
         return False
     start = sum(len(part) for part in prefix)
     part = segments[index][0]
-    return isinstance(part, str) and (not part or actual[start:start + 1] != part[:1])
+    if not isinstance(part, str):
+        return False
+    if not part:
+        return True
+    return actual[start:start + 1] != part[:1] and actual.find(part, start + 1) >= 0
 
 
 def file_segments(path: str, content: bytes, rules: str | Iterable[str]) -> list[tuple[str, Any]]:
@@ -184,6 +193,7 @@ def file_segments(path: str, content: bytes, rules: str | Iterable[str]) -> list
 
 def files_part(final_text: str, strings: Mapping[str, str], /, **context: Any) -> str:
     """The final message without its closing request for guidance (whose absence is request.guidance-request's)."""
+    __tracebackhide__ = True
     guidance = strings["guidance_request"]
     check(final_text.endswith(guidance), "request.guidance-request",
           "the trailing message does not end with the declared request for guidance", actual=final_text, **context)
@@ -208,6 +218,18 @@ def body(messages: Messages) -> Messages:
     return messages[1:-1]
 
 
+def flattened(messages: Messages, index: int, rules: str | Iterable[str], /, **context: Any) -> dict[str, Any]:
+    """Message ``index`` of the flattened snapshot (:func:`body`); a request too short to hold it fails naming
+    ``rules``, with how many messages it has and their roles."""
+    __tracebackhide__ = True
+    flat = body(messages)
+    if not -len(flat) <= index < len(flat):
+        raise violation(rules, f"the flattened snapshot has {len(flat)} message(s) between the system prompt and the "
+                               f"final message, so its message {index} is missing",
+                        actual=[message.get("role") for message in messages], **context)
+    return flat[index]
+
+
 def tool_call_lines(content: str) -> list[tuple[str, str]]:
     """``(name, args-json)`` of each tool-call line of a flattened assistant message."""
     out = []
@@ -220,6 +242,7 @@ def tool_call_lines(content: str) -> list[tuple[str, str]]:
 
 def parse_args(text: str, rules: str | Iterable[str], request: Any) -> Any:
     """The arguments a tool-call line's JSON parses to; unparsable JSON fails naming ``rules``."""
+    __tracebackhide__ = True
     try:
         return json.loads(text)
     except ValueError as exc:
@@ -257,6 +280,7 @@ def with_tool_call(arguments: Any, name: str = "edit", content: str = "") -> lis
 
 def rendered_arguments(impl: Implementation, arguments: Any, rules: str | Iterable[str]) -> tuple[str, Any]:
     """Shape a transcript with one tool call; return its ``<args-json>`` text and what it parses to."""
+    __tracebackhide__ = True
     request = params(with_tool_call(arguments))
     messages = shape(impl, request, rules)
     # What the test relies on is checked under the rule that asks for it, so a broken rendering of the line is

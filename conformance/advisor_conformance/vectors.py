@@ -37,7 +37,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +185,7 @@ class Difference:
     rules: tuple[str, ...] = ()  # the rules a $segments part blames; empty: the pins decide
     expected: str | None = None  # for a text: the expected text (or the segment) where it departs ...
     offset: int | None = None  # ... and where, so a departure inside a declared string is blamed on its rule
+    actual: str | None = field(default=None, compare=False)  # the text found (a declared string moved elsewhere)
 
     @property
     def where(self) -> str:
@@ -273,7 +274,8 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
         if isinstance(expected, str) and isinstance(actual, str):
             offset = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
                           min(len(expected), len(actual)))
-            return [Difference(path, _text_difference(expected, actual), expected=expected, offset=offset)]
+            return [Difference(path, _text_difference(expected, actual), expected=expected, offset=offset,
+                               actual=actual)]
         return [Difference(path, f"expected {_show(expected)}, got {_show(actual)}")]
     return []
 
@@ -301,8 +303,11 @@ def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | in
         return []
     index, what, offset = found
     part = parts[min(index, len(parts) - 1)] if parts else ""
-    return [Difference(path, what, owner[min(index, len(owner) - 1)] if owner else (),
-                       expected=part if isinstance(part, str) else None, offset=offset)]
+    rules = owner[min(index, len(owner) - 1)] if owner else ()
+    if isinstance(part, Deduped) and f"File: {part.path}\n```\n" in actual:
+        rules = ()  # the file was sent whole where it should be deduped: the case's dedupe decision, not the layout
+    return [Difference(path, what, rules, expected=part if isinstance(part, str) else None, offset=offset,
+                       actual=actual)]
 
 
 def _matcher(name: str, argument: Any, actual: Any, keys: dict[str, str]) -> str | None:
@@ -374,7 +379,9 @@ DECLARED_RULES = {
 
 
 def declared_rule(diff: Difference, strings: Mapping[str, str] | None) -> str | None:
-    """The rule of the declared string a text departs inside (its first character to just past its end)."""
+    """The rule of the declared string a text departs inside (its first character to just past its end). A string
+    that departs at its first character but stands whole elsewhere in the text was moved, not reworded: the rules
+    of where it should stand decide (None)."""
     if diff.expected is None or diff.offset is None or not strings:
         return None
     for name, rule in DECLARED_RULES.items():
@@ -384,7 +391,12 @@ def declared_rule(diff: Difference, strings: Mapping[str, str] | None) -> str | 
         start = diff.expected.find(value)
         while start >= 0:
             if start <= diff.offset <= start + len(value):
-                return rule
+                moved = diff.offset == start and diff.actual is not None and value in diff.actual
+                # a fence where the deduped notice should stand: the file was sent whole, which is the case's
+                # dedupe decision, not the notice's wording
+                sent = name == "deduped_file_notice" and diff.offset == start and diff.actual is not None and \
+                    diff.actual.startswith("```\n", diff.offset)
+                return None if moved or sent else rule
             start = diff.expected.find(value, start + 1)
     return None
 

@@ -93,6 +93,7 @@ def expected_advisor_positions(tail_blocks: int, system_blocks: int) -> list[int
 
 def encode(impl: Implementation, provider: str, request: Mapping[str, Any], rules: str | list[str]) -> dict[str, Any]:
     """Encode a neutral request; an error answer fails naming ``rules``."""
+    __tracebackhide__ = True
     answer = answer_of(impl, "encode", {"provider": provider, "request": request}, rules)
     if "error" in answer:
         raise violation(rules, f"encode for {provider} answered an error", input=request, actual=answer["error"])

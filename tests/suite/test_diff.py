@@ -55,16 +55,18 @@ def test_the_reference_against_itself_diverges_nowhere(reference, op):
     assert outcome.inputs == 30
 
 
-def test_a_question_followed_by_one_newline_shrinks_to_a_one_character_question(reference):
-    """A question block without its blank line is found, and shrunk to a bare one-character question."""
+def test_a_question_followed_by_one_newline_is_found_in_the_final_message(reference):
+    """A question block without its blank line is found, at the final message. (How far it shrinks depends on the
+    constants of the modules loaded in the process, which hypothesis draws from: tests/meta/test_diff_cli.py checks
+    the shrunk input in a process of its own.)"""
     outcome = _diff.search("shape", (reference, implementation(QuestionSingleNewline())), examples=50)
     found = outcome.divergence
     assert found is not None and found.op == "shape"
-    assert len(found.input["question"]) == 1 and found.input["question"].strip()
-    assert found.input["transcript"] == [] and found.input.get("files") in (None, [])
+    assert found.input["question"].strip()
     parts = found.parts()
-    assert [part["path"] for part in parts] == ["answer.messages[1].content"]
-    assert parts[0]["a"].replace("\n\n", "\n", 1) == parts[0]["b"]  # both answers shown: one newline apart
+    assert len(parts) == 1 and parts[0]["path"].startswith("answer.messages[") and parts[0]["path"].endswith(
+        "].content"), parts
+    assert parts[0]["a"].endswith("\n\n{{guidance_request}}") and parts[0]["b"].endswith("\n{{guidance_request}}")
 
 
 def _strings(value: Any) -> list[str]:

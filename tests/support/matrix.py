@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 
 from advisor_conformance._implementation import Implementation, load_target
+from advisor_conformance._reporting import get_property, put_property
 
 _ENTRIES = pytest.StashKey[list[dict[str, Any]]]()
 _LOADED = pytest.StashKey[dict[str, Implementation]]()
@@ -107,7 +108,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                              and not _rules(item.iter_markers("rule")) & set(entry["rules"])):
             drop.append(item)
             continue
-        item.user_properties.append(("matrix_entry", entry["id"]))
+        put_property(item, "matrix_entry", entry["id"])
         keep.append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)
@@ -121,8 +122,7 @@ class _Writer:
         self.out = out
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        props = dict(report.user_properties)
-        entry = props.get("matrix_entry")
+        entry = get_property(report, "matrix_entry")
         if entry is None or not (report.when == "call" or report.failed or report.skipped):
             return
         outcome = "xfailed" if hasattr(report, "wasxfail") else report.outcome
@@ -130,8 +130,9 @@ class _Writer:
         message = crash.message if crash is not None else (str(report.longrepr) if report.longrepr else "")
         if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
             message = str(report.longrepr[2])
-        record = {"entry": entry, "nodeid": report.nodeid, "rules": list(props.get("rules", [])),
-                  "failed_rules": list(props.get("failed_rules", props.get("rules", []))),
+        rules = get_property(report, "rules", [])
+        record = {"entry": entry, "nodeid": report.nodeid, "rules": rules,
+                  "failed_rules": get_property(report, "failed_rules", rules),
                   "outcome": outcome, "when": report.when, "message": message[:_MESSAGE_LIMIT]}
         self.out.write(json.dumps(record) + "\n")  # ASCII: no character splits a line
         self.out.flush()

@@ -56,9 +56,15 @@ def _assert_deduped(impl, strings, request, rule, path=PATH, data=CONTENT, other
     check_segments(got, segments, strings, "the file was not deduped as the declared block", input=request)
 
 
-def _assert_sent(impl, strings, request, rule, data=CONTENT, path=PATH):
+def _assert_sent(impl, strings, request, rule, data=CONTENT, path=PATH, sent=None, shown=None):
+    """The files part is ``path`` sent with its content (``sent``: as capped; by default ``data`` whole): a deduped
+    block there breaks ``rule``; any other departure is blamed on the part of the file block where it departs."""
     got = _files_part(impl, strings, request, rule)
-    check_segments(got, file_segments(path, data, rule), strings, "the file is not sent whole", input=request)
+    shown = request if shown is None else shown
+    deduped = match_parts(got, [Deduped(path, data.decode("utf-8", "replace"))], strings) is None
+    check(not deduped, rule, "the file was deduped, but it must be sent with its content", input=shown, actual=got)
+    check_segments(got, file_segments(path, data if sent is None else sent, rule), strings,
+                   "the file is not sent with its content", input=shown)
 
 
 @pytest.mark.rule(id="dedupe.full-read-match")
@@ -134,9 +140,8 @@ def test_files_over_the_cap_are_never_deduped(impl, strings, size):
     """A file over 32768 bytes is sent capped even when a full read with its exact hash is in the snapshot."""
     data = (b"line of text\n" * 4000)[:size]
     request = params(_transcript(_read(PATH, data)), files=[file_param(PATH, data)])
-    got = _files_part(impl, strings, request, "dedupe.over-cap-never")
-    check_segments(got, file_segments(PATH, oracle.elide_bytes(data, 32768), "dedupe.over-cap-never"), strings,
-                   "a file over the cap was deduped", input={"files": [{"path": PATH, "bytes": size}]})
+    _assert_sent(impl, strings, request, "dedupe.over-cap-never", data=data, sent=oracle.elide_bytes(data, 32768),
+                 shown={"files": [{"path": PATH, "bytes": size}]})
 
 
 @pytest.mark.rule(id="dedupe.over-cap-never")
@@ -144,7 +149,7 @@ def test_file_of_exactly_the_cap_can_be_deduped(impl, strings):
     """A file of exactly 32768 bytes is not over the cap, so it is deduped."""
     data = (b"line of text\n" * 4000)[:32768]
     request = params(_transcript(_read(PATH, data)), files=[file_param(PATH, data)])
-    _assert_deduped(impl, strings, request, "dedupe.over-cap-never")
+    _assert_deduped(impl, strings, request, "dedupe.over-cap-never", data=data)
 
 
 @pytest.mark.rule(id="dedupe.read-result-shape")
@@ -227,7 +232,7 @@ def test_known_hashes(impl, strings, data, digest):
     """file_hash is CRC-32 over the trailing-blank-stripped lines, as 8 upper-case hex digits."""
     read = _read("f.txt", data, digest=digest, total=1)
     request = params(_transcript(read), files=[file_param("f.txt", data)])
-    _assert_deduped(impl, strings, request, "dedupe.file-hash", path="f.txt")
+    _assert_deduped(impl, strings, request, "dedupe.file-hash", path="f.txt", data=data)
 
 
 # Bytes that white-space stripping might touch: only space, tab and \r are stripped, at line ends.
@@ -239,7 +244,7 @@ LINE_END_BYTES = [b"a", b" ", b"\t", b"\r", b"\n", b"\x0b", b"\x0c", b"\x00", b"
 def test_hash_of_any_content(impl, strings, data):
     """A read carrying the CRC-32 of the normalised content dedupes that content, and a different hash does not."""
     good = params(_transcript(_read(PATH, data)), files=[file_param(PATH, data)])
-    _assert_deduped(impl, strings, good, "dedupe.file-hash")
+    _assert_deduped(impl, strings, good, "dedupe.file-hash", data=data)
     other = format((int(oracle.file_hash(data), 16) + 1) % 2**32, "08X")
     bad = params(_transcript(_read(PATH, data, digest=other)), files=[file_param(PATH, data)])
     _assert_sent(impl, strings, bad, "dedupe.file-hash", data=data)

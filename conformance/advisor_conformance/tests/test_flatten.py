@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.shaping import body, params, parse_args, rendered_arguments, shape, tool_call_lines, with_tool_call
+from advisor_conformance.shaping import (body, flattened, params, parse_args, rendered_arguments, shape, tool_call_lines,
+                                         with_tool_call)
 
 JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 USER = {"role": "user", "content": "look at the failing test"}
@@ -23,12 +24,16 @@ def _closed(messages):
     return [*messages, {"role": "user", "content": "go on"}]
 
 
+def _second(impl, request, rule):
+    """The second message of the flattened snapshot (the one after the opening user message)."""
+    return flattened(shape(impl, request, rule), 1, rule, input=request)
+
 @pytest.mark.rule(id="flatten.tool-call-line")
 def test_tool_call_line_shape(impl):
     """A tool call renders as `[tool_call: <name> <args-json>]` on a line of its own (byte for byte where the
     implementation declares the origin's JSON encoding)."""
     request = params(with_tool_call({"path": "src/app.py"}, name="read"))
-    assistant = body(shape(impl, request, "flatten.tool-call-line"))[1]["content"]
+    assistant = _second(impl, request, "flatten.tool-call-line")["content"]
     if impl.option("args_json", "semantic") == "origin":
         check_equal(assistant, '[tool_call: read {"path":"src/app.py"}]', "flatten.tool-call-line",
                     "the tool call is not rendered as [tool_call: <name> <args-json>]", input=request)
@@ -46,7 +51,7 @@ def test_tool_call_line_shape(impl):
 def test_every_call_becomes_one_line(impl, call):
     """Each tool call yields one `[tool_call: ...]` line naming the tool."""
     request = params(_closed([USER, {"role": "assistant", "content": "", "tool_calls": [call]}]))
-    assistant = body(shape(impl, request, "flatten.tool-call-line"))[1]
+    assistant = _second(impl, request, "flatten.tool-call-line")
     lines = tool_call_lines(assistant["content"])
     check(len(lines) == 1 and lines[0][0] == call["name"] and assistant["content"].count("\n") == 0,
           "flatten.tool-call-line", "the call is not one [tool_call: <name> ...] line", input=request,
@@ -58,7 +63,7 @@ def test_every_call_becomes_one_line(impl, call):
 def test_content_then_one_line_per_call(impl, message):
     """An assistant message with calls is its content, a newline if non-empty, then the call lines joined by newlines."""
     request = params(_closed([USER, message]))
-    got = body(shape(impl, request, "flatten.assistant-with-calls"))[1]
+    got = _second(impl, request, "flatten.assistant-with-calls")
     check_equal(got["role"], "assistant", "flatten.assistant-with-calls", "the message changed role", input=request)
     text = got["content"]
     head = message["content"] + "\n" if message["content"] else ""
@@ -167,7 +172,7 @@ def test_tool_result_becomes_user_message(impl, name, content):
     """A tool result is a user message `[tool_result: <name>]`, a newline, then the content."""
     transcript = [USER, {"role": "tool", "name": name, "tool_call_id": "call_1", "content": content}]
     request = params(transcript)
-    got = body(shape(impl, request, "flatten.tool-result"))[1]
+    got = _second(impl, request, "flatten.tool-result")
     check_equal(got, {"role": "user", "content": f"[tool_result: {name}]\n{content}"}, "flatten.tool-result",
                 "the tool result is not rendered as [tool_result: <name>] + newline + content", input=request)
 
@@ -178,7 +183,7 @@ def test_empty_result_reads_empty(impl, strings, name):
     """An empty tool result (of any tool, the advisor's included) is written as `(empty)`."""
     transcript = [USER, {"role": "tool", "name": name, "tool_call_id": "call_1", "content": ""}]
     request = params(transcript)
-    got = body(shape(impl, request, "flatten.empty-tool-result"))[1]
+    got = _second(impl, request, "flatten.empty-tool-result")
     prefix = strings["advisor_note_prefix"] if name == "advisor" else f"[tool_result: {name}]"
     check_equal(got["content"], f"{prefix}\n(empty)", "flatten.empty-tool-result",
                 "an empty tool result is not written as (empty)", input=request)
@@ -190,7 +195,7 @@ def test_large_tool_results_are_whole(impl):
     content = ("line of build output " * 10)[:200] * 1000
     transcript = [USER, {"role": "tool", "name": "bash", "tool_call_id": "call_1", "content": content}]
     request = params(transcript)
-    got = body(shape(impl, request, "flatten.tool-result-uncapped"))[1]
+    got = _second(impl, request, "flatten.tool-result-uncapped")
     check_equal(got["content"], f"[tool_result: bash]\n{content}", "flatten.tool-result-uncapped",
                 "a large tool result was capped or changed", input=request)
 
@@ -209,7 +214,7 @@ def test_advisor_result_becomes_revisable_note(impl, strings, content):
     """An advisor result is a user message: the declared note prefix, a newline, then the content."""
     transcript = [USER, {"role": "tool", "name": "advisor", "tool_call_id": "call_9", "content": content}]
     request = params(transcript)
-    got = body(shape(impl, request, "flatten.advisor-note"))[1]
+    got = _second(impl, request, "flatten.advisor-note")
     check_equal(got, {"role": "user", "content": f"{strings['advisor_note_prefix']}\n{content}"},
                 "flatten.advisor-note", "the advisor result is not rendered with the declared note prefix",
                 input=request)

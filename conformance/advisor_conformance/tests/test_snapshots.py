@@ -39,9 +39,21 @@ def request_snapshot(snapshot, snapshot_dir):
     return snapshot.use_extension(ImplementationSnapshots)
 
 
+def _require_recorded(request, snapshot_dir, name):
+    """Fail with the way to record them when this implementation has no snapshot for ``name`` yet."""
+    if request.config.getoption("update_snapshots", False):
+        return
+    stored = snapshot_dir / "test_snapshots.ambr"
+    marker = f"# name: test_rendered_request_matches_snapshot[{name}]\n"
+    if not stored.is_file() or marker not in stored.read_text(encoding="utf-8"):
+        pytest.fail(f"no snapshot of {name} is recorded for this implementation in {snapshot_dir.name}/: record "
+                    "its snapshots once with --snapshot-update (and commit them); from then on a change fails here",
+                    pytrace=False)
+
+
 @pytest.mark.rule(id="flatten.deterministic")
 @pytest.mark.parametrize("path", TRANSCRIPTS, ids=[path.stem for path in TRANSCRIPTS])
-def test_rendered_request_matches_snapshot(impl, strings, request_snapshot, path):
+def test_rendered_request_matches_snapshot(impl, strings, request_snapshot, snapshot_dir, request, path):
     """The rendered request for a recorded transcript is byte-identical to its recorded snapshot."""
     fixture = json.loads(path.read_text(encoding="utf-8"))
     params = fill(fixture["input"], strings)  # e.g. the read tool's declared line-truncation marker
@@ -49,6 +61,7 @@ def test_rendered_request_matches_snapshot(impl, strings, request_snapshot, path
     if "error" in answer:
         raise violation("flatten.deterministic", f"shape answered an error for the transcript {path.name}",
                         input=params, actual=answer["error"])
+    _require_recorded(request, snapshot_dir, path.stem)
     assert answer == request_snapshot(name=path.stem), (
         f"[flatten.deterministic] the rendered request changed from its recorded snapshot\n"
         f"input: fixtures/transcripts/{path.name}"

@@ -13,7 +13,8 @@ import pytest
 
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, expected_answers, recorded_answer, refused_url
-from advisor_conformance.scenarios import budget_note, call, declared, error_of, result_of, run, scenario
+from advisor_conformance.scenarios import (call, check_use_kept, declared, error_of, result_of, run,
+                                           scenario)
 
 ANSWERS = expected_answers()
 PROVIDERS = ["anthropic", "openai", "codex"]
@@ -50,15 +51,6 @@ def _first_call_requests(answer, lb, params):
     check(not later, "budget.no-provider-call", f"call(s) {later}, past the cap of 1, reached the provider",
           input=params, actual=answer["provider_requests"])
     return len(lb.received)
-
-
-def _use_spent(answer, strings, params, rule):
-    """After a failed call with a cap of 1, the next call gets the budget note 1/1: the failure kept its use."""
-    note = answer["calls"][1].get("result")
-    expected = budget_note(strings, 1, 1, rule)
-    check(note == expected, [rule, "handler.failure-consumes-use", "budget.exhausted-result"],
-          "with the cap at 1, the call after a failed one did not get the budget note 1/1", input=params,
-          expected=expected, actual=answer["calls"][1])
 
 
 def _one_call(impl, lb, provider, rule, recorded, streams, what, **runtime):
@@ -109,7 +101,7 @@ def test_retry_failure_is_not_retried_again(impl, lb, strings):
     check_equal(made, 2, "streaming.stream-required-retry", f"the call made {made} HTTP request(s); expected 2 (the "
                 "plain call and one streaming retry)", input=params, actual=_streams(lb.received))
     error_of(answer, 0, "streaming.stream-required-retry", params)
-    _use_spent(answer, strings, params, "streaming.stream-required-retry")
+    check_use_kept(impl, answer, params, strings, "handler.failure-consumes-use")
 
 
 @pytest.mark.rule(id="streaming.stream-required-detection")
@@ -165,7 +157,7 @@ def test_other_errors_are_not_retried(impl, lb, strings, status, body):
     error = error_of(answer, 0, "streaming.no-other-retry", params)
     check_equal(error["code"], "provider_error", "streaming.failure-report", "the failed call's error code",
                 input=params, actual=error)
-    _use_spent(answer, strings, params, "streaming.no-other-retry")
+    check_use_kept(impl, answer, params, strings, "handler.failure-consumes-use")
 
 
 @pytest.mark.rule(id="streaming.no-other-retry")
@@ -186,9 +178,7 @@ def test_stream_cut_before_its_final_event_fails(impl, lb, strings, provider):
     error = error_of(answer, 0, "streaming.final-event-required", params)
     check_equal(error["code"], "provider_error", "streaming.final-event-required",
                 "a cut stream did not fail with provider_error", input=params, actual=error)
-    check_equal(result_of(answer, 1, "streaming.final-event-required", params),
-                budget_note(strings, 1, 1, "streaming.final-event-required"), "streaming.final-event-required",
-                "the failed call gave its use back", input=params)
+    check_use_kept(impl, answer, params, strings, "handler.failure-consumes-use")
 
 
 @pytest.mark.rule(id="streaming.final-event-required")
@@ -298,9 +288,7 @@ def test_body_that_is_not_json_fails_the_call(impl, lb, strings):
     error = error_of(answer, 0, "streaming.failure-report", params)
     check("json" in error["message"].lower(), "streaming.failure-report", "the error does not say the body is not "
           "JSON", input=params, actual=error)
-    check_equal(result_of(answer, 1, "streaming.failure-report", params),
-                budget_note(strings, 1, 1, "streaming.failure-report"), "streaming.failure-report",
-                "the failed call gave its use back", input=params)
+    check_use_kept(impl, answer, params, strings, "handler.failure-consumes-use")
 
 
 @pytest.mark.rule(id="streaming.failure-report")
@@ -311,9 +299,7 @@ def test_refused_connection_fails_the_call(impl, lb, strings):
     error = error_of(answer, 0, "streaming.failure-report", params)
     check_equal(error["code"], "provider_error", "streaming.failure-report", "a refused connection is not a "
                 "provider_error", input=params, actual=error)
-    check_equal(result_of(answer, 1, "streaming.failure-report", params),
-                budget_note(strings, 1, 1, "streaming.failure-report"), "streaming.failure-report",
-                "the failed call gave its use back", input=params)
+    check_use_kept(impl, answer, params, strings, "handler.failure-consumes-use")
 
 
 @pytest.mark.rule(id="streaming.failure-report")

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import answer_of, check, check_equal
-from advisor_conformance.shaping import body, params, shape, shape_error
+from advisor_conformance.shaping import body, flattened, params, shape, shape_error
 
 
 @pytest.mark.rule(id="transcript.roles")
@@ -24,8 +24,8 @@ def test_openai_style_null_content_is_empty(impl):
     transcript = [{"role": "user", "content": "hi"},
                   {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "name": "bash", "arguments": {}}]},
                   {"role": "tool", "name": "bash", "tool_call_id": "c", "content": "ok"}]
-    messages = shape(impl, params(transcript), "transcript.roles")
-    check_equal(messages[2]["content"], "[tool_call: bash {}]", "transcript.roles",
+    message = flattened(shape(impl, params(transcript), "transcript.roles"), 1, "transcript.roles", input=transcript)
+    check_equal(message["content"], "[tool_call: bash {}]", "transcript.roles",
                 "a null content was not read as empty text", input=transcript)
 
 

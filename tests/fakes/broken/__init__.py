@@ -23,20 +23,23 @@ class BrokenImplementation:
     rule: str
     how: str
     target: str  # the --impl target: module:class
+    also: tuple[str, ...] = ()  # rules this mistake cannot help breaking too (``how`` says why)
 
 
 REGISTRY: dict[str, BrokenImplementation] = {}
 MODULES = ("shaping", "runtime", "wire", "cache")
 
 
-def breaks(rule: str, how: str):
-    """Register an adapter class as the broken implementation of ``rule``."""
+def breaks(rule: str, how: str, also: tuple[str, ...] = ()):
+    """Register an adapter class as the broken implementation of ``rule``; ``also``: the rules the same mistake
+    necessarily breaks as well (a request that differs between calls differs in some message, whose own rule it
+    breaks), which its failures may name instead."""
 
     def register(cls):
         if rule in REGISTRY:
             raise ValueError(f"{rule} already has a broken implementation: {REGISTRY[rule].target}")
         cls.name = "broken-" + rule.replace(".", "-")
-        REGISTRY[rule] = BrokenImplementation(rule, how, f"{cls.__module__}:{cls.__qualname__}")
+        REGISTRY[rule] = BrokenImplementation(rule, how, f"{cls.__module__}:{cls.__qualname__}", tuple(also))
         return cls
 
     return register

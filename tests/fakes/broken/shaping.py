@@ -222,7 +222,8 @@ class GuidanceTrailingNewline(_DeclaresOneRendersAnother):
 
 
 @breaks("request.prefix-stable-across-calls", "the system prompt names the attached files, so a call with other files "
-                                              "changes the first message")
+                                              "changes the first message (which is then not the declared prompt)",
+        also=("request.system-prompt",))
 class SystemPromptNamesFiles(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def build(self, snapshot, question="", files=()):
