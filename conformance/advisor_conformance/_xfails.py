@@ -8,9 +8,10 @@ pytest printed it from wherever the suite is installed
 * A **node-ID** entry is strict: that test is expected to fail, and it fails
   the run if it passes (``XPASS(strict)``).
 * A **rule-ID** entry expects failures of that rule: a test whose failure is
-  attributed to listed rules only is an expected failure; the rule's tests that
-  pass simply pass; a failure attributed to a rule the file does not list
-  still fails. The entry must earn its place: a rule entry whose tests ran and
+  attributed to listed rules only is an expected failure (whichever rules the
+  test is about: a failure may be blamed on a rule the test relies on); the
+  rule's tests that pass simply pass; a failure attributed to a rule the file
+  does not list still fails. The entry must earn its place: a rule entry whose tests ran and
   none failed is stale, and the run fails saying so.
 * Several entries may match one test (a node and its rules): all of them count.
 * An entry that matches no collected test is a usage error before any test runs.
@@ -23,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+
+from ._reporting import get_property, put_property
 
 ITEM = pytest.StashKey["Expectation"]()
 
@@ -66,13 +69,21 @@ class Expectation:
     """What the xfails file expects of one test: its node entries and its rule entries, by rule."""
 
     nodes: list[Entry] = field(default_factory=list)
-    rules: dict[str, Entry] = field(default_factory=dict)
+    rules: dict[str, Entry] = field(default_factory=dict)  # entries of the rules the test carries
+    others: dict[str, Entry] = field(default_factory=dict)  # the other rule entries: a failure may be blamed on them
 
     def entries(self) -> list[Entry]:
+        """The entries that expect this test to run: its node entries and the entries of its own rules."""
         return [*self.nodes, *self.rules.values()]
 
-    def reason(self) -> str:
-        return "; ".join(str(entry) for entry in self.entries())
+    def covering(self, failed_rules: list[str]) -> list[Entry] | None:
+        """The entries that expect a failure attributed to ``failed_rules``; None when the failure is unexpected."""
+        allowed = {**self.others, **self.rules}
+        if self.nodes:
+            return [*self.nodes, *(allowed[rule] for rule in failed_rules if rule in allowed)]
+        if failed_rules and all(rule in allowed for rule in failed_rules):
+            return [allowed[rule] for rule in dict.fromkeys(failed_rules)]
+        return None
 
 
 def apply(entries: list[Entry], items: Iterable[pytest.Item], node_id: Callable[[pytest.Item], str],
@@ -88,9 +99,11 @@ def apply(entries: list[Entry], items: Iterable[pytest.Item], node_id: Callable[
             elif not entry.is_node and entry.text in rules:
                 expectation.rules[entry.text] = entry
             else:
+                if not entry.is_node:
+                    expectation.others.setdefault(entry.text, entry)
                 continue
             matched.add(entry.line)
-        if expectation.entries():
+        if expectation.nodes or expectation.rules or expectation.others:
             item.stash[ITEM] = expectation
     return [entry for entry in entries if entry.line not in matched]
 
@@ -100,14 +113,13 @@ def judge(item: pytest.Item, report: pytest.TestReport, failed_rules: list[str])
     expectation = item.stash.get(ITEM, None)
     if expectation is None or report.when != "call":
         return
-    ran = [entry.line for entry in expectation.entries()]
-    report.user_properties.append(("xfail_ran", ran))
+    put_property(report, "xfail_ran", [entry.line for entry in expectation.entries()])
     if report.failed:
-        covered = bool(expectation.nodes) or set(failed_rules) <= set(expectation.rules)
-        if covered:
+        covering = expectation.covering(failed_rules)
+        if covering is not None:
             report.outcome = "skipped"
-            report.wasxfail = expectation.reason()  # type: ignore[attr-defined]
-            report.user_properties.append(("xfail_used", ran))
+            report.wasxfail = "; ".join(str(entry) for entry in covering)  # type: ignore[attr-defined]
+            put_property(report, "xfail_used", [entry.line for entry in covering])
     elif report.passed and expectation.nodes:
         report.outcome = "failed"
         report.longrepr = f"[XPASS(strict)] {'; '.join(str(entry) for entry in expectation.nodes)}: the test passed"
@@ -122,11 +134,8 @@ class Ledger:
     used: set[int] = field(default_factory=set)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for key, value in report.user_properties:
-            if key == "xfail_ran":
-                self.ran.update(value)
-            elif key == "xfail_used":
-                self.used.update(value)
+        self.ran.update(get_property(report, "xfail_ran", []))
+        self.used.update(get_property(report, "xfail_used", []))
 
     def stale(self) -> list[Entry]:
         """Rule entries whose tests ran without a single expected failure."""
