@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._bounded import excerpt
-from ._protocol import ContractError, schema_errors
+from ._protocol import AREA_OPERATIONS, PROBES, ContractError, schema_errors
 from ._transport import InProcessTransport, SubprocessTransport, Transport
 
 BUILTIN_TARGETS = {"reference": "advisor_reference.adapter:adapter"}
@@ -18,13 +18,16 @@ class TargetError(ValueError):
     """An ``--impl`` target that cannot be loaded."""
 
 
-@dataclass
+@dataclass(repr=False)
 class Implementation:
     """An implementation under test: a transport, and what it said about itself."""
 
     target: str
     transport: Transport
     description: dict[str, Any] = field(default_factory=dict)
+
+    def __repr__(self) -> str:  # short: hypothesis prints it in every falsifying example
+        return f"<implementation {self.name} (--impl={self.target})>"
 
     @property
     def name(self) -> str:
@@ -60,6 +63,23 @@ class Implementation:
 
     def close(self) -> None:
         self.transport.close()
+
+    def missing_operations(self) -> dict[str, list[str]]:
+        """The declared areas whose operations (:data:`~._protocol.AREA_OPERATIONS`) the implementation does not
+        answer, each with the missing ones: one small valid call of each operation is sent, and an
+        ``unsupported_op`` error is a missing operation (any other answer, even a wrong one, is left to the tests)."""
+        needed = {op for area in self.areas for op in AREA_OPERATIONS.get(area, ())}
+        missing = set()
+        for op in sorted(needed):
+            try:
+                answer = self.transport.call(op, PROBES[op])
+            except ContractError:
+                continue  # it answered, badly: the tests will say how
+            if isinstance(answer, dict) and isinstance(answer.get("error"), dict) \
+                    and answer["error"].get("code") == "unsupported_op":
+                missing.add(op)
+        return {area: [op for op in AREA_OPERATIONS.get(area, ()) if op in missing] for area in sorted(self.areas)
+                if missing & set(AREA_OPERATIONS.get(area, ()))}
 
 
 def load_target(target: str, *, harness_timeout: float = 60.0, cwd: str | None = None) -> Implementation:

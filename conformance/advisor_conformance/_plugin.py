@@ -11,17 +11,21 @@ writes it as JSON).
 
 from __future__ import annotations
 
+import json
+import os
+import shlex
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from _advisor_conformance_pytestplugin import target_of
+from _advisor_conformance_pytestplugin import ENVIRONMENT_VARIABLE, target_of
 
 from . import _xfails
 from ._implementation import Implementation, TargetError, load_target
 from ._paths import TESTS_DIR
-from ._reporting import RuleTally
+from ._protocol import AREA_OPERATIONS
+from ._reporting import RuleTally, get_property, put_property
 from .catalogue import load_catalogue
 from .checks import RuleViolation
 
@@ -43,8 +47,11 @@ EXPLICIT_PROFILE = "advisor-conformance-explicit"
 
 def register_profiles() -> None:
     """Register the suite's hypothesis profiles (idempotent)."""
-    common = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
-    settings.register_profile(CI_PROFILE, derandomize=True, database=None, max_examples=60, print_blob=True, **common)
+    # print_blob off: hypothesis would advise a @reproduce_failure decorator on a test that lives in site-packages;
+    # a failure's report gives the command that reruns the test with its example instead (rerun_command).
+    common = {"deadline": None, "print_blob": False,
+              "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
+    settings.register_profile(CI_PROFILE, derandomize=True, database=None, max_examples=60, **common)
     settings.register_profile(EXPLORE_PROFILE, max_examples=1000, **common)
     settings.register_profile(NOSHRINK_PROFILE, parent=settings.get_profile(CI_PROFILE),
                               phases=[Phase.explicit, Phase.reuse, Phase.generate])
@@ -62,19 +69,63 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     timeout = config.getoption("harness_timeout") or float(config.getini("conformance_harness_timeout"))
     try:
-        config.stash[IMPLEMENTATION] = load_target(target, harness_timeout=timeout,
-                                                   cwd=str(config.invocation_params.dir))
+        implementation = load_target(target, harness_timeout=timeout, cwd=str(config.invocation_params.dir))
     except TargetError as exc:
         raise pytest.UsageError(str(exc)) from None
-    if config.getoption("conformance_impl") and config.args_source != pytest.Config.ArgsSource.ARGS:
-        # `pytest --impl=x` with no test paths: collect the installed suite.
-        config.args = [str(TESTS_DIR)]
+    config.stash[IMPLEMENTATION] = implementation
+    check_areas(implementation)
+    collect_suite(config)
     if config.getoption("hypothesis_profile", None) is None:
         settings.load_profile(CI_PROFILE)
     tally = RuleTally(load_catalogue(), config.stash[IMPLEMENTATION].description, target=target,
                       arguments=list(config.invocation_params.args), strict=strict_should(config))
     config.stash[TALLY] = tally
     config.pluginmanager.register(tally, "advisor-conformance-tally")
+
+
+def collect_suite(config: pytest.Config) -> None:
+    """Add the installed suite to what pytest collects when the run gives no test paths of its own.
+
+    ``--impl`` (or the environment variable) with no paths runs the suite alone; the ini key ``conformance_impl``
+    adds the suite to the ini's ``testpaths`` (or the current directory), so a plain ``pytest`` runs both the
+    project's tests and the suite, while ``pytest tests/test_own.py`` still runs only that file."""
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        return
+    if config.getoption("conformance_impl") or (not config.getini("conformance_impl")
+                                                 and os.environ.get(ENVIRONMENT_VARIABLE)):
+        config.args = [str(TESTS_DIR)]
+        return
+    if not any(_overlaps_suite(config, arg) for arg in config.args):
+        config.args = [*config.args, str(TESTS_DIR)]
+
+
+def _overlaps_suite(config: pytest.Config, arg: str) -> bool:
+    """Whether collecting ``arg`` already reaches the suite (an installed suite is never collected by recursing into
+    a virtual environment's packages)."""
+    if config.getoption("pyargs", False):
+        return arg.split("::", 1)[0].startswith("advisor_conformance")
+    path = (config.invocation_params.dir / arg.split("::", 1)[0]).resolve()
+    if path.is_relative_to(TESTS_DIR):
+        return True
+    return TESTS_DIR.is_relative_to(path) and not {"site-packages", "dist-packages"} & set(
+        TESTS_DIR.relative_to(path).parts)
+
+
+def check_areas(implementation: Implementation) -> None:
+    """Refuse, before any test runs, areas the catalogue does not know and areas whose operations are missing."""
+    catalogue = load_catalogue()
+    unknown = sorted(implementation.areas - set(catalogue.areas))
+    if unknown:
+        raise pytest.UsageError(
+            f"{implementation.name} declares the unknown area(s) {', '.join(unknown)}; the areas are: "
+            f"{', '.join(catalogue.areas)}")
+    missing = implementation.missing_operations()
+    if missing:
+        lines = [f"  {area} needs {', '.join(AREA_OPERATIONS[area])}; {', '.join(ops)} answered unsupported_op"
+                 for area, ops in missing.items()]
+        raise pytest.UsageError(
+            f"{implementation.name} declares areas whose operations it does not answer (declare only the areas it "
+            "implements, or add the operations):\n" + "\n".join(lines))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -87,12 +138,19 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     implementation = config.stash.get(IMPLEMENTATION, None)
     if implementation is None:
         return None
+    from . import __version__
+
     d = implementation.description
-    return [
-        f"advisor-conformance: implementation under test: {d['name']} {d['version']} ({d['language']}), "
-        f"--impl={implementation.target}",
+    catalogue = load_catalogue().version
+    lines = [
+        f"advisor-conformance {__version__}, catalogue {catalogue}: implementation under test: {d['name']} "
+        f"{d['version']} ({d['language']}), --impl={implementation.target}",
         f"advisor-conformance: declared areas: {', '.join(d.get('areas', [])) or '(none)'}",
     ]
+    if d.get("catalogue") and d["catalogue"] != catalogue:
+        lines.append(f"advisor-conformance: {d['name']} was last checked against catalogue {d['catalogue']}; the rules "
+                     f"changed since (advisor-conformance rules --json lists them, CHANGELOG.md says what changed)")
+    return lines
 
 
 def is_conformance_item(item: pytest.Item) -> bool:
@@ -119,20 +177,42 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         # request for guidance at the end of the final message, say) checked under that rule's own name.
         catalogue = load_catalogue()
         failed_rules = [rule for rule in violation.rules if rule in catalogue] or rules
-        report.user_properties.append(("failed_rules", failed_rules))
-        report.user_properties.append(("checked_rules", [rule for rule in violation.checked if rule in rules]))
+        put_property(report, "failed_rules", failed_rules)
+        put_property(report, "checked_rules", [rule for rule in violation.checked if rule in rules])
+        crash = getattr(report.longrepr, "reprcrash", None)
+        if crash is not None:  # the short summary shows "[rule] what", not the exception's dotted type name
+            crash.message = str(violation)
+    if report.failed:
+        command = rerun_command(item)
+        if command:
+            report.sections.append(("rerun this test with the same examples", command))
     _xfails.judge(item, report, failed_rules if report.failed else [])
     if report.failed and not hasattr(report, "wasxfail") and not strict_should(item.config):
         catalogue = load_catalogue()
         if all(rule in catalogue and catalogue[rule].level == "should" for rule in failed_rules):
             report.outcome = "passed"
-            report.user_properties.append(("should_failed", True))
+            put_property(report, "should_failed", True)
     return report
+
+
+def rerun_command(item: pytest.Item) -> str | None:
+    """For a hypothesis test: the command that runs it again with the same examples (the ci profile draws the same
+    ones every time; the explore profile replays a failure from its example database)."""
+    if not getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+        return None
+    config = item.config
+    path = os.path.relpath(str(item.path), str(config.invocation_params.dir))
+    words = ["python", "-m", "pytest", f"--impl={target_of(config)}", f"{path}::{item.nodeid.split('::', 1)[1]}"]
+    for option, flag in (("hypothesis_profile", "--hypothesis-profile"), ("hypothesis_seed", "--hypothesis-seed")):
+        value = config.getoption(option, None)
+        if value is not None:
+            words.insert(-1, f"{flag}={value}")
+    return shlex.join(words)
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
     """A failing `should` test is reported as warned (W), apart from the passes and failures."""
-    if report.when == "call" and ("should_failed", True) in report.user_properties:
+    if report.when == "call" and get_property(report, "should_failed", False):
         return "warned", "W", ("WARNED", {"yellow": True})
     return None
 
@@ -185,7 +265,7 @@ def check_rules(config: pytest.Config, items: list[pytest.Item]) -> None:
         if not ids:
             unnamed.append(item.nodeid)
         unknown.extend(f"{item.nodeid}: {rule_id!r}" for rule_id in ids if rule_id not in catalogue)
-        item.user_properties.append(("rules", ids))
+        put_property(item, "rules", ids)
         missing_areas = sorted({rule_id.split(".")[0] for rule_id in ids} - implementation.areas)
         if missing_areas:
             item.add_marker(
@@ -206,3 +286,22 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         )
 
 
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """JUnit XML (``--junitxml``) names the suite, its catalogue version and the implementation, as JSON values."""
+    try:
+        from _pytest.junitxml import xml_key  # the LogXML object; no public way to add suite properties from a plugin
+    except ImportError:  # pragma: no cover - a pytest without it
+        return
+    xml = session.config.stash.get(xml_key, None)
+    implementation = session.config.stash.get(IMPLEMENTATION, None)
+    if xml is None or implementation is None:
+        return
+    from . import __version__
+
+    d = implementation.description
+    xml.add_global_property("advisor_conformance_suite", __version__)
+    xml.add_global_property("advisor_conformance_catalogue", load_catalogue().version)
+    xml.add_global_property("advisor_conformance_implementation",
+                            json.dumps({key: d.get(key) for key in ("name", "version", "language")}))

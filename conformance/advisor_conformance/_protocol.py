@@ -36,6 +36,43 @@ from ._paths import SCHEMA_DIR
 PROTOCOL_VERSION = 1
 OPERATIONS = ("describe", "shape", "tool_definition", "scenario", "encode")
 
+#: The operations the tests of each area call (``describe`` aside): an implementation that declares an area must
+#: answer them. tests/suite/test_catalogue.py keeps this true (every catalogue area is here; every golden vector's
+#: operation is one of its rules' areas'); the plugin checks it before a run (:func:`missing_operations`).
+AREA_OPERATIONS: dict[str, tuple[str, ...]] = {
+    "transcript": ("shape",),
+    "request": ("shape",),
+    "flatten": ("shape",),
+    "elision": ("shape",),
+    "files": ("shape",),
+    "question": ("shape",),
+    "dedupe": ("shape",),
+    "inflight": ("shape",),
+    "tool": ("tool_definition", "scenario"),
+    "workspace": ("scenario",),
+    "handler": ("scenario", "shape"),  # a call's request is compared with what shape renders
+    "budget": ("scenario",),
+    "transport": ("scenario",),
+    "wire": ("encode",),
+    "streaming": ("scenario",),
+    # breakpoints.cache-efficiency replays sessions through scenario and encodes their requests
+    "breakpoints": ("encode", "scenario"),
+}
+
+#: A small valid call of each operation: what the start-of-run check sends to learn whether it is answered.
+PROBES: dict[str, dict[str, Any]] = {
+    "shape": {"transcript": [{"role": "user", "content": "Is the plan sound?"}]},
+    "tool_definition": {},
+    "scenario": {"runtime": {}, "steps": [{"call": {
+        "agent": None, "conversation": 1, "turn": 1, "input": {},
+        "snapshot": [{"role": "user", "content": "Is the plan sound?"}],
+        "provider": [{"answer": "Yes.", "finish_reason": "stop"}]}}]},
+    "encode": {"provider": "anthropic", "request": {
+        "model": "m", "messages": [{"role": "user", "content": "Is the plan sound?"}], "tools": [],
+        "max_tokens": 1024, "reasoning": None, "stream": False, "prompt_cache_key": "k", "transport_session": None,
+        "parent_session": None, "advisor_cache_profile": False}},
+}
+
 
 class ContractError(Exception):
     """The implementation broke the contract: it crashed, or answered outside the schema (``answer``: what it

@@ -42,11 +42,23 @@ RULE_OUTCOMES = ("failed", "warning", "xfailed", "passed", "skipped", "no tests"
 _ORDER = {outcome: rank for rank, outcome in enumerate(TEST_OUTCOMES)}
 
 
-def _property(report: pytest.TestReport, name: str) -> list[str] | None:
+def put_property(holder: pytest.Item | pytest.TestReport, name: str, value: Any) -> None:
+    """Attach ``value`` to a test as JSON text: it travels from xdist workers as is, and JUnit XML writes it as JSON
+    (not a Python repr)."""
+    holder.user_properties.append((name, json.dumps(value, ensure_ascii=False)))
+
+
+def get_property(report: pytest.TestReport, name: str, default: Any = None) -> Any:
+    """A property :func:`put_property` attached, decoded; ``default`` when there is none."""
     for key, value in report.user_properties:
         if key == name:
-            return list(value)
-    return None
+            return json.loads(value) if isinstance(value, str) else value
+    return default
+
+
+def _property(report: pytest.TestReport, name: str) -> list[str] | None:
+    value = get_property(report, name)
+    return None if value is None else list(value)
 
 
 def _rules_from(report: pytest.TestReport) -> list[str]:
@@ -71,7 +83,7 @@ def test_outcome(report: pytest.TestReport) -> str | None:
     if report.skipped:
         return "skipped"
     if report.when == "call":
-        return "warned" if ("should_failed", True) in report.user_properties else "passed"
+        return "warned" if get_property(report, "should_failed", False) else "passed"
     return None
 
 

@@ -13,6 +13,7 @@ import time
 import pytest
 
 from advisor_conformance import ContractError
+from advisor_conformance._protocol import AREA_OPERATIONS
 from advisor_conformance._transport import SubprocessTransport
 
 from ..support.runner import ROOT, SUITE, run_pytest
@@ -21,6 +22,8 @@ FAULTY = f"cmd:{sys.executable} tests/fakes/faulty_harness.py"
 # A handful of quick tests from several areas, in a fixed order.
 SELECTION = [f"{SUITE}/test_elision.py", "-k", "strings_up_to or strings_over or marker_reports", "-p",
              "no:randomly"]
+# Before any test the suite sends one probe per operation the declared areas need (the reference declares them all).
+PROBES = len({op for ops in AREA_OPERATIONS.values() for op in ops})
 
 
 @pytest.mark.slow
@@ -56,7 +59,7 @@ def test_faulty_harness_fails_one_test_and_the_run_goes_on(tmp_path, fault, show
     """A harness fault fails the test it hit with a message that shows what happened (the exit code, the harness's
     stderr, the line it wrote, the seq it echoed, never an exit code it did not have); later tests still run."""
     flag = tmp_path / "struck"
-    run = run_pytest(*SELECTION, f"--impl={FAULTY} {fault} 3 {flag}", "-q", "--harness-timeout=5")
+    run = run_pytest(*SELECTION, f"--impl={FAULTY} {fault} {PROBES + 3} {flag}", "-q", "--harness-timeout=5")
     assert run.report is not None, run.stdout + run.stderr
     outcomes = [test["outcome"] for test in run.report["tests"]]
     failed = run.failed_tests()
@@ -70,7 +73,7 @@ def test_faulty_harness_fails_one_test_and_the_run_goes_on(tmp_path, fault, show
 def test_hanging_harness_is_stopped_after_the_timeout(tmp_path):
     """A harness that never answers fails that test after the timeout and is restarted for the next ones."""
     started = time.monotonic()
-    run = run_pytest(*SELECTION, f"--impl={FAULTY} hang 2 {tmp_path / 'struck'}", "-q", "--harness-timeout=2")
+    run = run_pytest(*SELECTION, f"--impl={FAULTY} hang {PROBES + 2} {tmp_path / 'struck'}", "-q", "--harness-timeout=2")
     elapsed = time.monotonic() - started
     failed = run.failed_tests()
     assert len(failed) == 1 and "hang" in failed[0]["message"], run.stdout[-2000:]  # the harness's command named

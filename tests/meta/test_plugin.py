@@ -55,10 +55,18 @@ def test_impl_from_another_directory_collects_the_suite(elsewhere):
 
 
 def test_report_header_names_the_implementation(elsewhere):
-    """The report header names the implementation under test, its version, language and target."""
+    """The report header names the suite's catalogue version and the implementation under test, its version,
+    language and target; an implementation checked against another catalogue is told so."""
+    from advisor_conformance.catalogue import load_catalogue
+
     run = run_pytest("--impl=tests.fakes.renamed", "--co", cwd=elsewhere)
-    assert "advisor-conformance: implementation under test: acme-advisor 0.1.0 (python), " \
-           "--impl=tests.fakes.renamed" in run.stdout, run.stdout[:2000]
+    header = next(line for line in run.stdout.splitlines() if "implementation under test" in line)
+    assert all(part in header for part in (load_catalogue().version, "acme-advisor 0.1.0 (python)",
+                                           "--impl=tests.fakes.renamed")), header
+    assert "000000000000" not in run.stdout
+    old = run_pytest("--impl=tests.fakes.renamed:OldCatalogue", "--co", cwd=elsewhere)
+    assert any("000000000000" in line and load_catalogue().version not in line for line in old.stdout.splitlines()
+               if line.startswith("advisor-conformance")), old.stdout[:2000]
 
 
 @pytest.mark.parametrize("target, message", [
@@ -130,3 +138,103 @@ def test_reference_snapshots_are_read_from_the_suite(elsewhere):
     assert run.returncode == 0, run.stdout
     assert "passed" in run.stdout and not (elsewhere / "snapshots").exists()
     assert Path(ROOT / "snapshots" / "reference" / "test_snapshots.ambr").is_file()
+
+
+def test_missing_snapshot_says_how_to_record_it(elsewhere):
+    """A transcript with no recorded snapshot fails with the option that records it, not as a changed request."""
+    run = run_pytest("--impl=tests.fakes.renamed", "-k", "test_rendered_request_matches_snapshot", "-q",
+                     cwd=elsewhere)
+    assert run.returncode == 1, run.stdout[-2000:]
+    failures = run.failed_tests()
+    assert failures and all("--snapshot-update" in test["message"] for test in failures), failures[:2]
+
+
+def test_ini_key_alone_runs_the_suite_beside_the_projects_tests(elsewhere):
+    """`conformance_impl` in the ini file and a plain `pytest` run the project's tests and the suite; naming a file
+    runs that file alone."""
+    (elsewhere / "test_own.py").write_text("def test_own():\n    assert True\n")
+    (elsewhere / "pytest.ini").write_text("[pytest]\nconformance_impl = reference\n")
+    both = run_pytest("-v", "-k", "test_own or test_marker_reports_the_true_length", cwd=elsewhere)
+    assert both.returncode == 0, both.stdout[-2000:] + both.stderr[-2000:]
+    assert "test_own.py::test_own PASSED" in both.stdout and both.outcomes(), both.stdout[-2000:]
+    own = run_pytest("-v", "test_own.py", cwd=elsewhere)
+    assert own.returncode == 0 and "test_own.py::test_own PASSED" in own.stdout and not own.outcomes(), \
+        own.stdout[-2000:]
+
+
+def test_environment_variable_names_the_implementation(elsewhere, monkeypatch):
+    """ADVISOR_CONFORMANCE_IMPL works as --impl does: it loads the target and runs the suite."""
+    monkeypatch.setenv("ADVISOR_CONFORMANCE_IMPL", "tests.fakes.renamed")
+    run = run_pytest("-q", "-k", "test_marker_reports_the_true_length", cwd=elsewhere)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert run.report["implementation"]["name"] == "acme-advisor" and run.outcomes()
+
+
+@pytest.mark.parametrize("target, named", [("tests.fakes.partial:ToolWithoutScenario", ["tool", "scenario"]),
+                                           ("tests.fakes.partial:MisspelledArea", ["tols"])],
+                         ids=["missing-operation", "unknown-area"])
+def test_declared_area_without_its_operations_stops_the_run_first(elsewhere, target, named):
+    """An area whose operations the implementation does not answer (or an unknown area) is one usage error before
+    any test runs."""
+    run = run_pytest(f"--impl={target}", "-q", "-k", "test_marker_reports_the_true_length", cwd=elsewhere)
+    assert run.returncode == 4 and run.report is None, run.stdout[-2000:] + run.stderr[-2000:]
+    assert all(word in run.stderr for word in named), run.stderr[-2000:]
+
+
+def test_failure_shows_its_rule_in_the_short_summary_and_how_to_rerun_it(elsewhere, monkeypatch):
+    """The short summary names the failing rule right after the test; a property test's failure gives the command
+    that reproduces it (not hypothesis's decorator advice), and that command fails the same way."""
+    monkeypatch.setenv("COLUMNS", "160")
+    target = "--impl=tests.fakes.broken.shaping:MarkerOffByOne"
+    run = run_pytest(target, "-q", "-rf", "-k", "test_elided_string_is_bounded_and_honest", cwd=elsewhere)
+    assert run.returncode == 1, run.stdout[-2000:]
+    summary = [line for line in run.stdout.splitlines() if line.startswith("FAILED ")]
+    assert summary and all("[elision.marker-format]" in line for line in summary), summary
+    assert "reproduce_failure" not in run.stdout
+    command = next(line for line in run.stdout.splitlines() if line.startswith("python -m pytest --impl="))
+    words = command.split()
+    assert words[3] == target, command
+    again = run_pytest(*words[3:], "-q", cwd=elsewhere)
+    tail = lambda nodeids: [nodeid.rsplit("/", 1)[-1] for nodeid in nodeids]  # noqa: E731
+    assert again.returncode == 1, again.stdout[-2000:]
+    assert tail(t["nodeid"] for t in again.failed_tests()) == tail(t["nodeid"] for t in run.failed_tests())
+
+
+def test_helper_frames_are_hidden_from_tracebacks(elsewhere):
+    """A failure's traceback ends in the test, not in the suite's check helpers."""
+    run = run_pytest("--impl=tests.fakes.broken.shaping:MarkerOffByOne", "-q", "-k",
+                     "test_marker_reports_the_true_length", cwd=elsewhere)
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert "test_elision.py:" in run.stdout
+    assert not any(f"{name}.py:" in run.stdout for name in ("checks", "shaping")), run.stdout[-3000:]
+
+
+def test_junit_properties_are_json(elsewhere):
+    """JUnit XML carries each test's rules (and a failure's rules) as JSON, and the suite's catalogue version."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    xml = elsewhere / "junit.xml"
+    run = run_pytest("--impl=tests.fakes.broken.shaping:MarkerOffByOne", "-q", f"--junitxml={xml}", "-k",
+                     "test_marker_reports_the_true_length", cwd=elsewhere)
+    assert run.returncode == 1, run.stdout[-2000:]
+    tree = ET.parse(xml)
+    properties = {(prop.get("name"), prop.get("value")) for prop in tree.iter("property")}
+    rules = [json.loads(value) for name, value in properties if name in ("rules", "failed_rules")]
+    assert rules and all(value == ["elision.marker-format"] for value in rules), properties
+    suite_properties = {prop.get("name"): prop.get("value") for suite in tree.iter("testsuite")
+                        for prop in suite.iter("property") if prop.get("name", "").startswith("advisor_conformance")}
+    assert suite_properties.get("advisor_conformance_catalogue") == run.report["suite"]["catalogue"], suite_properties
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("operations", ["shape", "scenario", "encode", "tool_definition,scenario", "encode,scenario",
+                                        "scenario,shape"])
+def test_each_areas_tests_need_only_the_operations_the_table_names(elsewhere, monkeypatch, operations):
+    """An implementation with only some operations, declaring the areas they cover (AREA_OPERATIONS), passes every
+    test of those areas: no test calls an operation its area does not name."""
+    monkeypatch.setenv("ADVISOR_TEST_OPERATIONS", operations)
+    run = run_pytest("--impl=tests.fakes.partial:OperationsOnly", f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+                     "-q", cwd=elsewhere)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
+    assert run.report["counts"]["tests"].get("passed", 0) > 0
