@@ -1,14 +1,20 @@
 """The rule catalogue: every rule of the spec as data (``rules.toml``).
 
 Each rule has a stable ID ``area.rule-name``, a one-line statement, its tag
-(SPEC, ORIGIN, WIRE or CHOICE) and the spec sentence it comes from.
+(SPEC, ORIGIN, WIRE or CHOICE), its level (must or should) and the spec
+sentence it comes from. A rule is never renamed or deleted: it is retired
+(``retired = true``), so its ID is never reused.
+
+The catalogue's version (:attr:`Catalogue.version`) is a digest of every rule,
+retired ones included: it changes whenever a rule is added, changed or retired.
+:func:`markdown` renders the rules document (``docs/rules.md``).
 """
 
 from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -53,6 +59,7 @@ class Catalogue:
     areas: dict[str, Area]
     rules: dict[str, Rule]
     version: str = ""
+    retired: dict[str, Rule] = field(default_factory=dict)
 
     def __contains__(self, rule_id: object) -> bool:
         return rule_id in self.rules
@@ -82,17 +89,20 @@ def parse_catalogue(text: str, origin: str = "rules.toml") -> Catalogue:
             raise CatalogueError(f"{where}: duplicate area {raw['id']!r}")
         areas[raw["id"]] = Area(raw["id"], raw["title"], bool(raw["covered"]))
     rules: dict[str, Rule] = {}
+    retired: dict[str, Rule] = {}
     for index, raw in enumerate(data.get("rule", [])):
         where = f"{origin}: rule[{index}] ({raw.get('id', '?')})"
         keys = {"id", "tag", "level", "statement", "source"}
-        if not keys <= set(raw) <= keys | {"why"}:
-            raise CatalogueError(f"{where}: expected the keys id, tag, level, statement, source (and why); "
+        if not keys <= set(raw) <= keys | {"why", "retired"}:
+            raise CatalogueError(f"{where}: expected the keys id, tag, level, statement, source (and why, retired); "
                                  f"got {sorted(raw)}")
+        if not isinstance(raw.get("retired", False), bool):
+            raise CatalogueError(f"{where}: retired is true or false")
         rule_id = raw["id"]
         if not RULE_ID.match(rule_id):
             raise CatalogueError(f"{where}: the ID must look like area.rule-name")
-        if rule_id in rules:
-            raise CatalogueError(f"{where}: duplicate rule ID")
+        if rule_id in rules or rule_id in retired:
+            raise CatalogueError(f"{where}: duplicate rule ID (a retired rule's ID is never reused)")
         area = rule_id.split(".", 1)[0]
         if area not in areas:
             raise CatalogueError(f"{where}: unknown area {area!r}")
@@ -105,18 +115,63 @@ def parse_catalogue(text: str, origin: str = "rules.toml") -> Catalogue:
         for key in ("statement", "source"):
             if not raw[key].strip():
                 raise CatalogueError(f"{where}: {key} is empty")
-        rules[rule_id] = Rule(rule_id, area, raw["statement"], raw["tag"], raw["source"], raw["level"],
-                              raw.get("why", "").strip())
-    return Catalogue(areas, rules, fingerprint(rules))
+        rule = Rule(rule_id, area, raw["statement"], raw["tag"], raw["source"], raw["level"],
+                    raw.get("why", "").strip())
+        (retired if raw.get("retired", False) else rules)[rule_id] = rule
+    return Catalogue(areas, rules, fingerprint(rules, retired), retired)
 
 
-def fingerprint(rules: dict[str, Rule]) -> str:
-    """A short digest of every rule's ID, level, tag, statement and source: it changes with any of them."""
+def fingerprint(rules: dict[str, Rule], retired: dict[str, Rule] | None = None) -> str:
+    """A short digest of every rule's ID, level, tag, statement and source, and of the retired rules: it changes
+    when a rule is added, changed or retired."""
     import hashlib
     import json
 
-    text = json.dumps([rule.to_json() for rule in rules.values()], ensure_ascii=False, sort_keys=True)
+    text = json.dumps([[rule.to_json() for rule in rules.values()],
+                       [rule.id for rule in (retired or {}).values()]], ensure_ascii=False, sort_keys=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def markdown(catalogue: Catalogue, suite_version: str) -> str:
+    """The rules document: every rule by area with its ID, level, tag, statement and source sentence."""
+    def cell(text: str) -> str:
+        return " ".join(text.split()).replace("|", "\\|")
+
+    counts = {level: sum(rule.level == level for rule in catalogue.rules.values()) for level in LEVELS}
+    lines = [
+        "# The rules of the advisor spec",
+        "",
+        "<!-- Generated from the rule catalogue (conformance/advisor_conformance/rules.toml) by",
+        "     `advisor-conformance rules --markdown > docs/rules.md`; tests/suite/test_catalogue.py keeps it current. -->",
+        "",
+        f"Catalogue version `{catalogue.version}` (advisor-conformance {suite_version}): {len(catalogue.rules)} rules, "
+        f"{counts['must']} `must` and {counts['should']} `should`, in {len(catalogue.areas)} areas.",
+        "",
+        "Each rule has a stable ID (tests, reports, xfails files, golden vectors and the broken implementations key on",
+        "it), a **level** (`must`: the spec, the origin's observable behaviour or a provider API's documented rule, and",
+        "a failing test fails the run; `should`: our recommendation where the spec is silent, and a failing test",
+        "warns unless the run is `--strict-should`), a **tag** (SPEC: follows from the spec text; ORIGIN: how the",
+        "origin behaves; WIRE: a fact of a provider's HTTP API; CHOICE: left to each implementation, which declares",
+        "its value), and the **source**: the spec or clarification sentence it comes from (\"spec\" is the advisor",
+        "spec, \"clar. §N\" its clarifications). `advisor-conformance where RULE` shows a rule's tests and code.",
+        "",
+        "## Areas",
+        "",
+    ]
+    for area in catalogue.areas.values():
+        count = len(catalogue.in_area(area.id))
+        lines.append(f"- [{area.title}](#{area.id}) (`{area.id}`): {count} rule{'s' if count != 1 else ''}")
+    for area in catalogue.areas.values():
+        lines += ["", f"## {area.title}", "", f'<a id="{area.id}"></a>', ""]
+        for rule in catalogue.in_area(area.id):
+            lines += [f"### `{rule.id}`", "", f"**{rule.level}** · {rule.tag}", "", cell(rule.statement), ""]
+            if rule.why:
+                lines += [f"*Why (a recommendation):* {cell(rule.why)}", ""]
+            lines += [f"> Source: {cell(rule.source)}", ""]
+    if catalogue.retired:
+        lines += ["", "## Retired rules", "", "Their IDs are never reused.", ""]
+        lines += [f"- `{rule.id}`: {cell(rule.statement)}" for rule in catalogue.retired.values()]
+    return "\n".join(lines).rstrip() + "\n"
 
 
 @cache

@@ -21,4 +21,11 @@ class Reworded(ReferenceAdapter):
         super().__init__(RequestBuilder(replace(REFERENCE_STRINGS, guidance_request="Tell the agent what to do next.")))
 
 
+class OldCatalogue(Renamed):
+    """Says it was last checked against a catalogue version that is not this suite's."""
+
+    def describe(self, params=None):
+        return {**super().describe(params or {}), "catalogue": "000000000000"}
+
+
 adapter = Renamed()

@@ -13,6 +13,8 @@ from advisor_conformance._trace import collect_rule_tests
 from advisor_conformance._protocol import schema_errors
 from advisor_conformance.vectors import load_all
 
+from ..support.runner import ROOT
+
 SPEC_AREAS = {"request", "flatten", "elision", "files", "question", "dedupe", "inflight", "budget", "transport",
               "streaming", "breakpoints"}
 
@@ -62,9 +64,11 @@ def _rule(rule_id="a.x", tag="SPEC", level="must", statement="s", extra=""):
         (_AREA + _rule(level="should"), "why"),
         (_AREA + _rule(extra='why="because"\n'), "why"),
         (_AREA + _rule(extra='owner="me"\n'), "owner"),
+        (_AREA + _rule(extra='retired=true\n') + _rule(), "a.x"),
+        (_AREA + _rule(extra='retired="yes"\n'), "retired"),
     ],
     ids=["duplicate", "bad-id", "unknown-area", "unknown-tag", "empty-statement", "unknown-level",
-         "should-without-why", "must-with-why", "unknown-key"],
+         "should-without-why", "must-with-why", "unknown-key", "retired-id-reused", "retired-not-boolean"],
 )
 def test_malformed_catalogues_are_rejected_naming_the_problem(text, named):
     """A catalogue with a duplicate or malformed ID, an unknown area, tag or level, an empty field, a should rule
@@ -75,11 +79,54 @@ def test_malformed_catalogues_are_rejected_naming_the_problem(text, named):
 
 
 def test_levels_and_reasons_load():
-    """A should rule loads with its reason; a must rule without one; the version changes with any rule."""
+    """A should rule loads with its reason; a must rule without one."""
     catalogue = parse_catalogue(_AREA + _rule() + _rule("a.y", level="should", extra='why="safer"\n'))
     assert (catalogue["a.x"].level, catalogue["a.y"].level, catalogue["a.y"].why) == ("must", "should", "safer")
-    changed = parse_catalogue(_AREA + _rule(statement="t") + _rule("a.y", level="should", extra='why="safer"\n'))
-    assert catalogue.version and changed.version != catalogue.version
+
+
+@pytest.mark.parametrize("other", [
+    _AREA + _rule(statement="t") + _rule("a.y"),
+    _AREA + _rule(tag="ORIGIN") + _rule("a.y"),
+    _AREA + _rule() + _rule("a.y") + _rule("a.z"),
+    _AREA + _rule() + _rule("a.y", extra="retired=true\n"),
+    _AREA + _rule(),
+], ids=["statement-changed", "tag-changed", "rule-added", "rule-retired", "rule-removed"])
+def test_catalogue_version_changes_with_any_rule(other):
+    """The catalogue version changes when a rule is added, changed, retired or removed."""
+    assert parse_catalogue(other).version != parse_catalogue(_AREA + _rule() + _rule("a.y")).version
+
+
+def test_retired_rule_is_not_a_rule_of_the_suite():
+    """A retired rule is kept by its ID (never reused) but is not a rule tests may name."""
+    catalogue = parse_catalogue(_AREA + _rule() + _rule("a.y", extra="retired=true\n"))
+    assert "a.y" not in catalogue and list(catalogue.retired) == ["a.y"]
+
+
+def test_rules_document_is_current():
+    """docs/rules.md is the document `advisor-conformance rules --markdown` renders from the catalogue."""
+    from advisor_conformance import __version__
+    from advisor_conformance.catalogue import markdown
+
+    document = ROOT / "docs" / "rules.md"
+    expected = markdown(load_catalogue(), __version__)
+    assert document.read_text(encoding="utf-8") == expected, (
+        "docs/rules.md is out of date: advisor-conformance rules --markdown > docs/rules.md")
+    assert _cli("rules", "--markdown") == expected
+    for rule in load_catalogue().rules.values():
+        assert f"### `{rule.id}`" in expected
+
+
+def test_every_area_lists_its_operations_and_vectors_use_them():
+    """Each catalogue area names the operations its tests call, and each golden vector's operation is one that some
+    area of its rules needs (a vector runs only where all its rules' areas are declared)."""
+    from advisor_conformance._protocol import AREA_OPERATIONS, OPERATIONS
+
+    catalogue = load_catalogue()
+    assert set(AREA_OPERATIONS) == set(catalogue.areas)
+    assert all(ops and set(ops) <= set(OPERATIONS) - {"describe"} for ops in AREA_OPERATIONS.values())
+    for case in load_all():
+        areas = {rule.split(".")[0] for rule in case.rules}
+        assert any(case.op in AREA_OPERATIONS[area] for area in areas), (case.key, case.op, sorted(areas))
 
 
 def _cli(*args):
@@ -95,9 +142,14 @@ def test_rules_command_prints_id_tab_statement():
 
 
 def test_rules_json_lists_every_rule_with_tested_flag(rule_tests):
-    """`advisor-conformance rules --json` lists every rule with id, area, statement, tag, source and tested."""
-    rows = json.loads(_cli("rules", "--json"))
+    """`advisor-conformance rules --json` gives the suite and catalogue versions and every rule with id, area, level,
+    tag, statement, source and tested."""
+    from advisor_conformance import __version__
+
+    printed = json.loads(_cli("rules", "--json"))
     catalogue = load_catalogue()
+    assert (printed["suite"], printed["catalogue"], printed["retired"]) == (__version__, catalogue.version, [])
+    rows = printed["rules"]
     assert [row["id"] for row in rows] == list(catalogue.rules)
     for row in rows:
         rule = catalogue[row["id"]]

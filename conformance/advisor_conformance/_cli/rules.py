@@ -4,30 +4,41 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
-from ..catalogue import load_catalogue
+from ..catalogue import load_catalogue, markdown
 
 NAME = "rules"
 ORDER = 20
 HELP = "print the rule catalogue"
 DESCRIPTION = """\
-Print the rule catalogue: one line per rule, its ID and statement separated by a tab; with --json, a list of
-rules with id, area, statement, tag, source and tested (whether some test of the suite carries the ID).
+Print the rule catalogue: one line per rule, its ID and statement separated by a tab. With --json, an object
+with the suite's version, the catalogue version (it changes whenever a rule is added, changed or retired) and the
+rules (id, area, level, tag, statement, source, why for a should rule, and tested: whether some test of the suite
+carries the ID). With --markdown, the rules document (docs/rules.md in the repository).
 """
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print JSON, with whether each rule is tested")
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print JSON, with the catalogue version and whether each "
+                                                          "rule is tested")
+    form.add_argument("--markdown", action="store_true", help="print the rules document (every rule by area)")
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
+    from .. import __version__
+
     catalogue = load_catalogue()
     if args.json:
         from .._trace import collect_rule_tests
 
         tested = collect_rule_tests()
         rows = [{**rule.to_json(), "tested": rule.id in tested} for rule in catalogue.rules.values()]
-        print(json.dumps(rows, indent=1, ensure_ascii=False))
+        print(json.dumps({"suite": __version__, "catalogue": catalogue.version, "rules": rows,
+                          "retired": list(catalogue.retired)}, indent=1, ensure_ascii=False))
+    elif args.markdown:
+        sys.stdout.write(markdown(catalogue, __version__))
     else:
         for rule in catalogue.rules.values():
             print(f"{rule.id}\t{rule.statement}")
