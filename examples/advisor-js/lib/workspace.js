@@ -12,6 +12,9 @@
 //     which is opened non-blocking (no race turns it into a blocking read).
 //   - At most 32768 bytes are read; the true size comes from fstat, so a
 //     sparse 4 GiB (or 1 PiB) file costs one 32 KiB read.
+//   - Files of the pseudo-filesystems (/proc, /sys, /dev), judged by the path
+//     a link leads to, are refused unread: /proc/self/environ would send the
+//     process environment, keys included (workspace.pseudo-files).
 //   - With confine_to_work_dir, a path that leaves the working directory,
 //     lexically or through a link, is refused (an option of this
 //     implementation; the origin adds no containment).
@@ -21,6 +24,7 @@ const path = require('path');
 const { AdvisorError } = require('./errors');
 
 const READ_CAP = 32768;
+const PSEUDO_FILESYSTEMS = ['/proc', '/sys', '/dev'];
 
 function fileError(message, at) {
   return new AdvisorError('file_error', message, at);
@@ -94,6 +98,9 @@ class Workspace {
     if (this.isBlocked(lexical, real)) throw fileError(`${shown}: the path is blocked by the read policy`, at);
     if (this.confine && !within(real, this.realWorkDir)) {
       throw fileError(`${shown}: the path leads outside the working directory`, at);
+    }
+    if (PSEUDO_FILESYSTEMS.some((root) => within(real, root) || within(lexical, root))) {
+      throw fileError(`${shown}: files of ${PSEUDO_FILESYSTEMS.join(', ')} are not sent to the advisor`, at);
     }
     if (!stat.isFile()) throw fileError(`${shown}: ${describeType(stat)} cannot be sent to the advisor`, at);
 
