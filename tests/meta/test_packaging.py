@@ -8,6 +8,7 @@ import fails here as it would on a user's machine.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import zipfile
 from pathlib import Path
@@ -120,3 +121,29 @@ def test_run_command_from_the_wheel_passes_every_rule(installed, tmp_path, progr
     assert any("test_rendered_request_matches_snapshot" in test["nodeid"] for test in passed)
     assert {row["outcome"] for row in data["rules"]} == {"passed"}
     assert not (tmp_path / "snapshots").exists(), "the reference's snapshots were written where pytest ran"
+
+
+#: Path-like mentions in the project's text: markdown link targets and backquoted paths that climb with `../`.
+_LINK = re.compile(r"\]\(([^)\s#]+)|`((?:\.\./)+[^`\s]*)`")
+
+
+def _documents() -> list[Path]:
+    found = [path for pattern in ("*.md", "*.toml", "*.yml", "*.py", "*.js", "*.mjs", "*.tmpl")
+             for path in ROOT.rglob(pattern)]
+    return [path for path in found if not any(part.startswith(".") or part in {"node_modules", "build", "dist"}
+                                                or part.endswith(".egg-info") for part in path.relative_to(ROOT).parts)]
+
+
+def test_repository_links_nothing_outside_it():
+    """No document or source of the project points at a file outside the repository: every relative link or
+    `../` path resolves inside it (the project ships its own statement of the rules)."""
+    outside = []
+    for path in _documents():
+        for match in _LINK.finditer(path.read_text(encoding="utf-8", errors="replace")):
+            target = match[1] or match[2]
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target):  # a URL: https://, mailto:, ...
+                continue
+            resolved = (path.parent / target).resolve()
+            if ROOT.resolve() not in (resolved, *resolved.parents):
+                outside.append(f"{path.relative_to(ROOT)}: {target}")
+    assert not outside, f"links outside the repository: {outside[:20]}"
