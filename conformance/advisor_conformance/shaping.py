@@ -97,8 +97,8 @@ def locate_departure(actual: str, parts: list[str | Deduped], strings: Mapping[s
 
 def locate_departure_at(actual: str, parts: list[str | Deduped],
                         strings: Mapping[str, str]) -> tuple[int, str, int | None] | None:
-    """:func:`locate_departure`, and the offset inside the part where the text departs (None for a deduped block
-    or for text left over at the end)."""
+    """:func:`locate_departure`, and the offset inside the part where the text departs (None for a deduped block;
+    for text left over at the end, the end of the last part: what runs on is judged at its end)."""
     position = 0
     for index, part in enumerate(parts):
         if isinstance(part, str):
@@ -119,8 +119,9 @@ def locate_departure_at(actual: str, parts: list[str | Deduped],
                            f"{actual[position:end]!r:.300}): {problem}"), None
         position = end
     if position != len(actual):
+        last = parts[-1] if parts else None
         return len(parts), f"{len(actual) - position} unexpected characters at the end: " \
-                           f"{actual[position:position + 120]!r}", None
+                           f"{actual[position:position + 120]!r}", len(last) if isinstance(last, str) else None
     return None
 
 

@@ -401,11 +401,34 @@ def declared_rule(diff: Difference, strings: Mapping[str, str] | None) -> str | 
     return None
 
 
+#: The rules a field of an operation's answer pins whatever the vector is about, by operation: a scenario's
+#: provider request carries its model and max tokens (handler.provider-request) whether the vector is about the
+#: budget or the transport. A vector's own pins for the same field, or a longer one, take precedence; a pins
+#: pattern that only covers the field from above (``provider_requests[*]``) does not.
+FIELD_RULES: dict[str, dict[str, tuple[str, ...]]] = {
+    "scenario": {
+        "provider_requests[*].model": ("handler.provider-request",),
+        "provider_requests[*].max_tokens": ("handler.provider-request",),
+        "provider_requests[*].reasoning": ("handler.provider-request",),
+        "provider_requests[*].tools": ("handler.provider-request",),
+        "provider_requests[*].stream": ("streaming.non-streaming-default", "streaming.reasoning-streams"),
+        "provider_requests[*].prompt_cache_key": ("transport.cache-key-store", "transport.fresh-key"),
+        "provider_requests[*].transport_session": ("transport.main-session", "transport.subagent-session",
+                                                   "transport.no-session"),
+        "provider_requests[*].parent_session": ("transport.main-session", "transport.subagent-session",
+                                                "transport.no-session"),
+        "provider_requests[*].advisor_cache_profile": ("transport.advisor-profile",),
+    },
+}
+
+
 def attribute(case: Case, found: list[Difference],
               strings: Mapping[str, str] | None = None) -> dict[Difference, tuple[str, ...]]:
     """The rules each difference breaks: the declared string's rule when a text departs inside one; else those of
-    its $segments part, or of the longest pins pattern covering it; else all the case's rules."""
+    its $segments part, or of the longest pins pattern covering it (the operation's :data:`FIELD_RULES` when they
+    name the field more closely); else all the case's rules."""
     parsed = [(parse_pattern(pattern), rules) for pattern, rules in (case.pins or {}).items()]
+    fields = [(parse_pattern(pattern, "FIELD_RULES"), rules) for pattern, rules in FIELD_RULES.get(case.op, {}).items()]
     out = {}
     for diff in found:
         declared = declared_rule(diff, strings)
@@ -417,6 +440,10 @@ def attribute(case: Case, found: list[Difference],
             continue
         best = max(((len(steps), rules) for steps, rules in parsed if covers(steps, diff.path)), default=None,
                    key=lambda pair: pair[0])
+        field_best = max(((len(steps), rules) for steps, rules in fields if covers(steps, diff.path)), default=None,
+                         key=lambda pair: pair[0])
+        if field_best is not None and (best is None or field_best[0] > best[0]):
+            best = field_best
         out[diff] = best[1] if best else case.rules
     return out
 

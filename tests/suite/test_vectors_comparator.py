@@ -114,6 +114,27 @@ def test_longest_covering_pattern_decides_the_rules():
                       "answer.calls[0].result": ("a.z",), "answer.other": ("a.x", "a.y", "a.z")}
 
 
+def test_fields_of_an_operation_pin_their_own_rules_over_an_enclosing_pattern():
+    """A scenario's provider-request field (max tokens, cache key) is blamed on the rule of that field even when the
+    vector pins only the whole request; the vector's own pins for the field still decide."""
+    case = Case("f", "c", "d", ("b.cap",), "scenario", {}, {}, {}, None,
+                {"provider_requests[*]": ("b.cap",), "provider_requests[*].prompt_cache_key": ("t.mine",)})
+    found = _diffs({"provider_requests": [{"max_tokens": 2048, "prompt_cache_key": "k", "call": 0}]},
+                   {"provider_requests": [{"max_tokens": 4096, "prompt_cache_key": "x", "call": 1}]})
+    blamed = {diff.where: rules for diff, rules in attribute(case, found).items()}
+    assert blamed == {"answer.provider_requests[0].max_tokens": ("handler.provider-request",),
+                      "answer.provider_requests[0].prompt_cache_key": ("t.mine",),
+                      "answer.provider_requests[0].call": ("b.cap",)}
+
+
+def test_text_running_on_past_the_end_is_blamed_on_the_declared_string_it_runs_from():
+    """Text left over after a segment that ends in a declared string (a newline after the request for guidance) is
+    blamed on that string's rule, not on the segment's."""
+    expected = {"$segments": [["File: a\n", ["a.x"]], ["Advise.", ["a.x"]]]}
+    (diff,) = _diffs(expected, "File: a\nAdvise.\n", strings=STRINGS)
+    assert attribute(_case(), [diff], STRINGS)[diff] == ("request.guidance-request",)
+
+
 def test_segments_blame_the_segment_where_the_text_departs():
     """A string of segments blames the rules of the segment where the text first departs; extra text at the end, the
     last segment's."""
