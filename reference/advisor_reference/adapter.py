@@ -29,6 +29,9 @@ from ._transcript import parse_transcript
 from ._wire import PROVIDER_KINDS, HttpRequest
 
 PROTOCOL_VERSION = 1
+#: The version of the rule catalogue this reference was last checked against (``advisor-conformance rules --json``);
+#: a test holds it equal to the catalogue's, so a change of the rules is a deliberate step here too.
+CATALOGUE = "7fdd13c17783"
 AREAS = ("transcript", "request", "flatten", "elision", "files", "question", "dedupe", "inflight", "tool",
          "workspace", "handler", "budget", "transport", "wire", "streaming", "breakpoints")
 
@@ -102,6 +105,7 @@ class ReferenceAdapter:
             "strings": self.builder.strings.to_json(),
             # rules: flatten.args-json-origin-encoding, workspace.confinement
             "options": {"args_json": "origin", "confinement": True},
+            "catalogue": CATALOGUE,
         }
 
     def shape(self, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 import advisor_reference
+from advisor_conformance.catalogue import load_catalogue
 from advisor_reference import REFERENCE_STRINGS, TOOL_DEFINITION, RequestBuilder
 from advisor_reference._http import encode
 from advisor_reference._provider import provider_request_from_json
@@ -37,12 +38,14 @@ def _assert_error(error, code, at):
 # --- describe -------------------------------------------------------------------------------------------------------
 
 def test_describe():
-    """describe names the reference, its version, language, protocol, areas, strings and options."""
+    """describe names the reference, its version, language, protocol, areas, strings, options and the catalogue it
+    was checked against (the current one)."""
     version = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]["version"]
     described = ReferenceAdapter().describe()
     assert described == {
         "name": "reference", "version": version, "language": "python", "protocol": 1, "areas": list(AREAS),
         "strings": REFERENCE_STRINGS.to_json(), "options": {"args_json": "origin", "confinement": True},
+        "catalogue": load_catalogue().version,
     }
     assert advisor_reference.__version__ == version and "workspace" in described["areas"]
 
