@@ -77,3 +77,18 @@ def test_broken_implementation_is_caught(broken_runs, entry):
         assert "input:" in record["message"] or "answer:" in record["message"], (
             f"the failure of {record['nodeid']} shows neither the input nor the answer:\n{record['message'][:3000]}"
         )
+
+
+def test_cross_rule_figure_sorts_each_failure_by_the_rules_it_is_blamed_on():
+    """The cross-rule figure counts a failure as precise (its rule or what the mistake also breaks), over-broad,
+    misattributed (only rules kept) or a documented dependency (a whole-request test)."""
+    from ..support.cross_rule import classify
+
+    entry = REGISTRY["request.prefix-stable-across-calls"]
+    node = "conformance/advisor_conformance/tests/test_request.py::test_x"
+    kinds = [classify({"nodeid": node, "failed_rules": rules}, entry) for rules in
+             ([entry.rule], [*entry.also], [entry.rule, "flatten.args-json"], ["flatten.args-json"])]
+    snapshot = {"nodeid": "x/test_snapshots.py::test_rendered_request_matches_snapshot[a]",
+                "failed_rules": ["flatten.deterministic"]}
+    assert kinds == ["precise", "precise", "over-broad", "misattributed"] and entry.also
+    assert classify(snapshot, entry) == "dependency"
