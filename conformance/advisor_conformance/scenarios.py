@@ -116,6 +116,10 @@ def check_use_kept(impl: Implementation, answer: Mapping[str, Any], params: Any,
     second = _outcome(control, 1, "budget.no-provider-call", control_params)
     if second.get("result") != expected:
         reached = len(requests_of(control, 1)) if "provider_requests" in control else "?"
+        if reached == 0:  # the cap holds; what the call past it answers is not the note
+            raise violation("budget.exhausted-result", "with the cap at 1, the second of two good calls made no provider "
+                            "request but did not answer the budget note 1/1", input=control_params, expected=expected,
+                            actual=second)
         raise violation("budget.no-provider-call", f"with the cap at 1, the second of two good calls did not get the "
                         f"budget note 1/1 (it made {reached} provider request(s)): the cap lets a call too many through",
                         input=control_params, expected=expected, actual=second)
@@ -125,11 +129,13 @@ def check_use_kept(impl: Implementation, answer: Mapping[str, Any], params: Any,
                     input=params, expected=expected, actual=got)
 
 
-def check_cap_holds(impl: Implementation, cap: int = 2, calls: int = 3, *, shared: bool = False) -> None:
+def check_cap_holds(impl: Implementation, cap: int = 2, calls: int = 3, *, shared: bool = False,
+                    strings: Mapping[str, str] | None = None) -> None:
     """A control for the budget tests: ``calls`` good calls with the cap at ``cap`` reach the provider ``cap`` times.
     The calls are of one turn (a cap that does not hold at all breaks budget.no-provider-call), or with ``shared``
     each of its own turn (a counter that is not shared between turns breaks budget.shared-counter). Counted by the
-    provider requests made, whatever the notes say. A budget test runs it before it blames its own rule."""
+    provider requests made, whatever the notes say; with ``strings``, each call past the cap must then answer the
+    budget note (budget.exhausted-result). A budget test runs it before it blames its own rule."""
     __tracebackhide__ = True
     rule = "budget.shared-counter" if shared else "budget.no-provider-call"
     params = scenario([{"call": call(turn=index + 1 if shared else 1)} for index in range(calls)],
@@ -139,6 +145,14 @@ def check_cap_holds(impl: Implementation, cap: int = 2, calls: int = 3, *, share
     where = "each of its own turn" if shared else "of one turn"
     check(answered == cap, rule, f"with the cap at {cap}, {answered} of {calls} calls ({where}) reached the provider; "
                                  f"expected {cap}", input=params, actual=answer["calls"])
+    if strings is None:
+        return
+    expected = budget_note(strings, cap, cap, "budget.exhausted-result")
+    for index in range(cap, calls):
+        outcome = _outcome(answer, index, "budget.exhausted-result", params)
+        check(outcome.get("result") == expected, "budget.exhausted-result",
+              f"with the cap at {cap}, call {index} past the cap did not answer the budget note {cap}/{cap}",
+              input=params, expected=expected, actual=outcome)
 
 
 def budget_note(strings: Mapping[str, str], used: int, limit: int, rules: str | Iterable[str]) -> str:

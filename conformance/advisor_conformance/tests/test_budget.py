@@ -14,15 +14,20 @@ from advisor_conformance.scenarios import budget_note, call, check_cap_holds, fa
 ANSWER = "Looks fine; run the tests next."
 
 
-def _results(answer, params, rules):
+def _results(impl, strings, answer, params, rules):
+    """Every call's note; when a call failed instead, the controls run first (a call past the cap that answers an
+    error breaks budget.exhausted-result, not the rule of this test)."""
+    if any("result" not in outcome for outcome in answer["calls"]):
+        check_cap_holds(impl, strings=strings)
     return [result_of(answer, i, rules, params) for i in range(len(answer["calls"]))]
 
 
-def _expect(impl, got, expected, rule, what, params):
-    """``got == expected`` for ``rule``; when not, the controls run first, so a cap that does not hold at all, or a
-    counter not shared between turns, is blamed on its own rule and not on the one this test is about."""
+def _expect(impl, got, expected, rule, what, params, strings=None):
+    """``got == expected`` for ``rule``; when not, the controls run first, so a cap that does not hold at all, a
+    counter not shared between turns, or a call past the cap that does not answer the note is blamed on its own
+    rule and not on the one this test is about."""
     if got != expected:
-        check_cap_holds(impl)
+        check_cap_holds(impl, strings=strings if rule != "budget.exhausted-result" else None)
         if rule != "budget.shared-counter":
             check_cap_holds(impl, shared=True)
     check_equal(got, expected, rule, what, input=params)
@@ -35,9 +40,9 @@ def test_one_counter_across_turns_and_conversations(impl, strings):
     params = scenario(steps, runtime={"max_uses_per_run": 3})
     answer = run(impl, params, "budget.shared-counter")
     spent = budget_note(strings, 3, 3, "budget.shared-counter")
-    if _results(answer, params, "budget.shared-counter") != [ANSWER] * 3 + [spent] * 2:
+    if _results(impl, strings, answer, params, "budget.shared-counter") != [ANSWER] * 3 + [spent] * 2:
         check_cap_holds(impl)  # a cap that does not hold at all is not a counter that is not shared
-    check_equal(_results(answer, params, "budget.shared-counter"), [ANSWER] * 3 + [spent] * 2, "budget.shared-counter",
+    check_equal(_results(impl, strings, answer, params, "budget.shared-counter"), [ANSWER] * 3 + [spent] * 2, "budget.shared-counter",
                 "the cap was not shared across turns and conversations", input=params)
 
 
@@ -47,9 +52,9 @@ def test_calls_of_one_turn_share_the_counter(impl, strings):
     params = scenario([{"call": call()}, {"call": call()}, {"call": call(turn=2)}], runtime={"max_uses_per_run": 2})
     answer = run(impl, params, "budget.shared-counter")
     spent = budget_note(strings, 2, 2, "budget.shared-counter")
-    if _results(answer, params, "budget.shared-counter")[2] != spent:
+    if _results(impl, strings, answer, params, "budget.shared-counter")[2] != spent:
         check_cap_holds(impl)
-    check_equal(_results(answer, params, "budget.shared-counter")[2], spent, "budget.shared-counter",
+    check_equal(_results(impl, strings, answer, params, "budget.shared-counter")[2], spent, "budget.shared-counter",
                 "the third call was not past the cap", input=params)
 
 
@@ -58,7 +63,7 @@ def test_default_cap_is_three(impl, strings):
     """Without max_uses_per_run, the fourth call of a run is past the cap (3/3)."""
     params = scenario([{"call": call(turn=t)} for t in range(1, 5)])
     answer = run(impl, params, "budget.default-cap")
-    _expect(impl, _results(answer, params, "budget.default-cap"),
+    _expect(impl, _results(impl, strings, answer, params, "budget.default-cap"),
             [ANSWER] * 3 + [budget_note(strings, 3, 3, "budget.default-cap")], "budget.default-cap",
             "the default cap is not 3", params)
 
@@ -108,7 +113,8 @@ def test_child_counters_are_keyed_by_agent_id(impl, strings):
     params = scenario(steps, runtime={"max_uses_per_run": 2, "child_max_uses": 1})
     answer = run(impl, params, "budget.child-store")
     spent = budget_note(strings, 1, 1, "budget.child-store")
-    _expect(impl, _results(answer, params, "budget.child-store"), [ANSWER, spent, ANSWER, ANSWER, ANSWER],
+    _expect(impl, _results(impl, strings, answer, params, "budget.child-store"),
+            [ANSWER, spent, ANSWER, ANSWER, ANSWER],
             "budget.child-store", "child counters are not kept per agent id, apart from the parent's", params)
 
 
@@ -118,7 +124,7 @@ def test_parent_exhaustion_does_not_spend_children(impl, strings):
     params = scenario([{"call": call()}, {"call": call(turn=2)}, {"call": call(agent="child-1")}],
                       runtime={"max_uses_per_run": 1, "child_max_uses": 1})
     answer = run(impl, params, "budget.child-store")
-    _expect(impl, _results(answer, params, "budget.child-store")[2], ANSWER, "budget.child-store",
+    _expect(impl, _results(impl, strings, answer, params, "budget.child-store")[2], ANSWER, "budget.child-store",
             "the child was refused because the parent spent its budget", params)
 
 
@@ -127,7 +133,7 @@ def test_child_default_cap_is_one(impl, strings):
     """Without child_max_uses, a child agent has one use."""
     params = scenario([{"call": call(agent="c")}, {"call": call(agent="c", turn=2)}])
     answer = run(impl, params, "budget.child-default-cap")
-    _expect(impl, _results(answer, params, "budget.child-default-cap"),
+    _expect(impl, _results(impl, strings, answer, params, "budget.child-default-cap"),
             [ANSWER, budget_note(strings, 1, 1, "budget.child-default-cap")], "budget.child-default-cap",
             "the child's default cap is not 1", params)
 
@@ -137,7 +143,8 @@ def test_zero_cap_spends_every_call(impl, strings):
     """With a cap of 0 every call reports the budget spent (0/0) and none reaches the provider."""
     params = scenario([{"call": call(turn=t)} for t in (1, 2)], runtime={"max_uses_per_run": 0})
     answer = run(impl, params, "budget.zero-cap")
-    _expect(impl, _results(answer, params, "budget.zero-cap"), [budget_note(strings, 0, 0, "budget.zero-cap")] * 2,
+    _expect(impl, _results(impl, strings, answer, params, "budget.zero-cap"),
+            [budget_note(strings, 0, 0, "budget.zero-cap")] * 2,
             "budget.zero-cap", "a cap of 0 did not spend every call", params)
     check_equal(answer["provider_requests"], [], "budget.zero-cap", "a call reached the provider", input=params)
 
@@ -150,14 +157,14 @@ def test_concurrent_calls_make_exactly_cap_provider_calls(impl, strings, calls, 
     params = scenario([{"concurrent": [call(turn=i % 3 + 1, provider=list(slow)) for i in range(calls)]}],
                       runtime={"max_uses_per_run": cap})
     answer = run(impl, params, "budget.atomic")
-    results = _results(answer, params, "budget.atomic")
+    results = _results(impl, strings, answer, params, "budget.atomic")
     _expect(impl, len(answer["provider_requests"]), cap, "budget.atomic",
             f"{calls} concurrent calls with cap {cap} did not make exactly {cap} provider calls", params)
     check_equal(sorted(results).count(ANSWER), cap, "budget.atomic", "the answered calls are not exactly the cap",
                 input=params)
     spent = budget_note(strings, cap, cap, "budget.atomic")
-    check_equal(results.count(spent), calls - cap, "budget.atomic", "the calls past the cap did not all get the note",
-                input=params)
+    _expect(impl, results.count(spent), calls - cap, "budget.atomic", "the calls past the cap did not all get the note",
+            params, strings=strings)
 
 
 @pytest.mark.rule(id="budget.atomic")

@@ -187,8 +187,9 @@ def test_file_errors_come_before_the_budget(impl, strings):
         check_equal(error["code"], "file_error", "handler.step-order", "the budget was checked before the files",
                     input=params, actual=error)
         spent = budget_note(strings, 1, 1, "handler.step-order")
-        if result_of(answer, 2, "handler.step-order", params) != spent:  # the cap itself first: the controls
-            check_cap_holds(impl)
+        third = answer["calls"][2] if len(answer["calls"]) > 2 else {}
+        if third.get("result") != spent:  # the cap itself, and its note, first: the controls
+            check_cap_holds(impl, strings=strings)
             check_cap_holds(impl, shared=True)
         check_equal(result_of(answer, 2, "handler.step-order", params), spent, "handler.step-order",
                     "the call past the cap did not get the budget note", input=params)
