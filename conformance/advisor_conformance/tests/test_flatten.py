@@ -17,6 +17,8 @@ from advisor_conformance.shaping import (body, flattened, params, parse_args, re
 
 JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 USER = {"role": "user", "content": "look at the failing test"}
+#: A message after the one under test: its flattening is checked, not the in-flight handling of a last message.
+AFTER = {"role": "user", "content": "go on"}
 
 
 def _closed(messages):
@@ -27,6 +29,7 @@ def _closed(messages):
 def _second(impl, request, rule):
     """The second message of the flattened snapshot (the one after the opening user message)."""
     return flattened(shape(impl, request, rule), 1, rule, input=request)
+
 
 @pytest.mark.rule(id="flatten.tool-call-line")
 def test_tool_call_line_shape(impl):
@@ -170,7 +173,7 @@ def test_origin_encoding_is_compact_sorted_and_escaped(impl, arguments):
 @example(name="bash", content="  padded output\n")
 def test_tool_result_becomes_user_message(impl, name, content):
     """A tool result is a user message `[tool_result: <name>]`, a newline, then the content."""
-    transcript = [USER, {"role": "tool", "name": name, "tool_call_id": "call_1", "content": content}]
+    transcript = [USER, {"role": "tool", "name": name, "tool_call_id": "call_1", "content": content}, AFTER]
     request = params(transcript)
     got = _second(impl, request, "flatten.tool-result")
     check_equal(got, {"role": "user", "content": f"[tool_result: {name}]\n{content}"}, "flatten.tool-result",
@@ -181,7 +184,7 @@ def test_tool_result_becomes_user_message(impl, name, content):
 @pytest.mark.parametrize("name", ["bash", "advisor"])
 def test_empty_result_reads_empty(impl, strings, name):
     """An empty tool result (of any tool, the advisor's included) is written as `(empty)`."""
-    transcript = [USER, {"role": "tool", "name": name, "tool_call_id": "call_1", "content": ""}]
+    transcript = [USER, {"role": "tool", "name": name, "tool_call_id": "call_1", "content": ""}, AFTER]
     request = params(transcript)
     got = _second(impl, request, "flatten.empty-tool-result")
     prefix = strings["advisor_note_prefix"] if name == "advisor" else f"[tool_result: {name}]"
@@ -193,7 +196,7 @@ def test_empty_result_reads_empty(impl, strings, name):
 def test_large_tool_results_are_whole(impl):
     """A 200 KB tool result reaches the request whole, without elision."""
     content = ("line of build output " * 10)[:200] * 1000
-    transcript = [USER, {"role": "tool", "name": "bash", "tool_call_id": "call_1", "content": content}]
+    transcript = [USER, {"role": "tool", "name": "bash", "tool_call_id": "call_1", "content": content}, AFTER]
     request = params(transcript)
     got = _second(impl, request, "flatten.tool-result-uncapped")
     check_equal(got["content"], f"[tool_result: bash]\n{content}", "flatten.tool-result-uncapped",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from advisor_conformance import oracle
@@ -114,6 +114,10 @@ def test_characters_outside_gos_space_set_stay_in_the_block(impl, strings, edge)
 @pytest.mark.rule(id="inflight.other-role-stays")
 @given(earlier=s.transcripts(max_size=5),
        last=st.one_of(s.tool_messages(), s.user_messages(), s.system_messages()))
+@example(earlier=[{"role": "user", "content": "run the tests"}],
+         last={"role": "tool", "name": "bash", "tool_call_id": "call_1", "content": "2 failed"})
+@example(earlier=[{"role": "user", "content": "run the tests"}], last={"role": "user", "content": "and then?"})
+@example(earlier=[{"role": "user", "content": "run the tests"}], last={"role": "system", "content": "be brief"})
 def test_other_trailing_roles_stay(impl, strings, earlier, last):
     """A trailing tool, user or system message stays in the transcript and no in-flight block is written."""
     transcript = [*earlier, last]

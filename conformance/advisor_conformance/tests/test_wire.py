@@ -99,6 +99,9 @@ def test_anthropic_one_text_block_per_message(impl, messages):
 
 @pytest.mark.rule(id="wire.anthropic-nonempty")
 @given(messages=s.rendered_messages(), advisor=st.booleans())
+@example(messages=[{"role": "system", "content": "advise"}, {"role": "user", "content": ""},
+                   {"role": "assistant", "content": ""}, {"role": "user", "content": "go on"}], advisor=True)
+@example(messages=[{"role": "user", "content": "look"}, {"role": "user", "content": ""}], advisor=False)
 def test_anthropic_has_no_empty_text_block(impl, messages, advisor):
     """No text block on the Anthropic wire is empty."""
     request = neutral_request(messages, advisor_cache_profile=advisor)
