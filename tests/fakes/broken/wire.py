@@ -399,7 +399,8 @@ class DefaultMarksSecondToLastMessage(AnthropicBodyRewrite):
 
 
 @breaks("breakpoints.wire-validity", "the advisor profile keeps the default five-minute marker on the system block "
-        "and puts one-hour markers after it, which the API refuses")
+        "and puts one-hour markers after it, which the API refuses (a five-minute marker in an advisor request is also "
+        "not the advisor TTL)", also=("breakpoints.advisor-ttl",))
 class FiveMinuteSystemBeforeOneHour(AnthropicBodyRewrite):
     def rewrite(self, body, request):
         system = body.get("system", [])
@@ -408,7 +409,8 @@ class FiveMinuteSystemBeforeOneHour(AnthropicBodyRewrite):
 
 
 @breaks("breakpoints.cache-reuse", "the tail's three markers are spread evenly over it (at its end, two thirds and "
-        "one third) instead of every 15 blocks back, so after a long append no later marker is within reach")
+        "one third) instead of every 15 blocks back, so after a long append no later marker is within reach (not every "
+        "15 blocks: the spacing too)", also=("breakpoints.spacing",))
 class EvenlySpreadBreakpoints(AnthropicBodyRewrite):
     def rewrite(self, body, request):
         if not request.advisor_cache_profile:
