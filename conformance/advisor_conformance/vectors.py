@@ -422,9 +422,28 @@ FIELD_RULES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+def frame_rule(diff: Difference) -> tuple[str, ...] | None:
+    """The flattening rule of the frame a text departs in: the ``[tool_call: <name> `` opening or the closing ``]``
+    of a tool-call line (flatten.tool-call-line), or a ``[tool_result: <name>]`` header line (flatten.tool-result),
+    whatever the message is about. A departure inside the arguments is not the frame's (None)."""
+    if diff.expected is None or diff.offset is None:
+        return None
+    start = diff.expected.rfind("\n", 0, diff.offset) + 1
+    end = diff.expected.find("\n", diff.offset)
+    line = diff.expected[start:len(diff.expected) if end < 0 else end]
+    at = diff.offset - start
+    call = _TOOL_CALL_LINE.match(line)
+    if call is not None and (at <= len("[tool_call: ") + len(call["name"]) or at >= len(line) - 1):
+        return ("flatten.tool-call-line",)
+    if line.startswith("[tool_result: ") and line.endswith("]") and at < len(line):
+        return ("flatten.tool-result",)
+    return None
+
+
 def attribute(case: Case, found: list[Difference],
               strings: Mapping[str, str] | None = None) -> dict[Difference, tuple[str, ...]]:
-    """The rules each difference breaks: the declared string's rule when a text departs inside one; else those of
+    """The rules each difference breaks: the declared string's rule when a text departs inside one, the flattening
+    rule when it departs in a tool call's or result's frame (:func:`frame_rule`); else those of
     its $segments part, or of the longest pins pattern covering it (the operation's :data:`FIELD_RULES` when they
     name the field more closely); else all the case's rules."""
     parsed = [(parse_pattern(pattern), rules) for pattern, rules in (case.pins or {}).items()]
@@ -434,6 +453,10 @@ def attribute(case: Case, found: list[Difference],
         declared = declared_rule(diff, strings)
         if declared is not None:
             out[diff] = (declared,)
+            continue
+        frame = frame_rule(diff)
+        if frame is not None:
+            out[diff] = frame
             continue
         if diff.rules:
             out[diff] = diff.rules

@@ -135,6 +135,19 @@ def test_text_running_on_past_the_end_is_blamed_on_the_declared_string_it_runs_f
     assert attribute(_case(), [diff], STRINGS)[diff] == ("request.guidance-request",)
 
 
+def test_a_departure_in_a_tool_calls_frame_is_blamed_on_the_tool_call_line():
+    """Text departing in the `[tool_call: <name> ` opening or the closing bracket of a tool-call line is blamed on
+    flatten.tool-call-line whatever the case pins; a departure inside the arguments is left to the pins."""
+    case = _case(pins={"messages": ["a.x"]})
+    line = 'Looking.\n[tool_call: read {"path":"a.go"}]'
+    for actual, rules in [('Looking.\n[tool_call: read] {"path":"a.go"}', ("flatten.tool-call-line",)),
+                          ('Looking.\n[tool_call: view {"path":"a.go"}]', ("flatten.tool-call-line",)),
+                          ('Looking.\n[tool_call: read {"path":"b.go"}]', ("a.x",)),
+                          ('Looking!\n[tool_call: read {"path":"a.go"}]', ("a.x",))]:
+        (diff,) = _diffs({"messages": [line]}, {"messages": [actual]})
+        assert attribute(case, [diff])[diff] == rules, actual
+
+
 def test_segments_blame_the_segment_where_the_text_departs():
     """A string of segments blames the rules of the segment where the text first departs; extra text at the end, the
     last segment's."""
