@@ -104,25 +104,17 @@ def error_of(answer: Mapping[str, Any], index: int, rules: str | Iterable[str], 
 def check_use_kept(impl: Implementation, answer: Mapping[str, Any], params: Any, strings: Mapping[str, str],
                    rules: str | Iterable[str], index: int = 1) -> None:
     """With the cap at 1, call ``index`` comes after a failed call: it gets the budget note 1/1, so the failure kept
-    its use. When it does not, a control run (two good calls, the cap at 1) tells a failure that gave its use back
-    (``rules``) from a cap that lets a call too many through (budget.no-provider-call), with the calls' counts."""
+    its use. When it does not, the controls (two good calls with the cap at 1, of one turn and of two) tell a failure
+    that gave its use back (``rules``) from a cap that lets a call too many through (budget.no-provider-call), a
+    counter not shared between turns (budget.shared-counter) or a call past the cap that answers something else
+    than the note (budget.exhausted-result), with the calls' counts."""
     __tracebackhide__ = True
     expected = budget_note(strings, 1, 1, rules)
     got = _outcome(answer, index, rules, params)
     if got.get("result") == expected:
         return
-    control_params = scenario([{"call": call()}, {"call": call(turn=2)}], runtime={"max_uses_per_run": 1})
-    control = run(impl, control_params, "budget.no-provider-call")
-    second = _outcome(control, 1, "budget.no-provider-call", control_params)
-    if second.get("result") != expected:
-        reached = len(requests_of(control, 1)) if "provider_requests" in control else "?"
-        if reached == 0:  # the cap holds; what the call past it answers is not the note
-            raise violation("budget.exhausted-result", "with the cap at 1, the second of two good calls made no provider "
-                            "request but did not answer the budget note 1/1", input=control_params, expected=expected,
-                            actual=second)
-        raise violation("budget.no-provider-call", f"with the cap at 1, the second of two good calls did not get the "
-                        f"budget note 1/1 (it made {reached} provider request(s)): the cap lets a call too many through",
-                        input=control_params, expected=expected, actual=second)
+    check_cap_holds(impl, cap=1, calls=2, strings=strings)
+    check_cap_holds(impl, cap=1, calls=2, shared=True)
     made = len(requests_of(answer, index)) if "provider_requests" in answer else "?"
     raise violation(rules, f"with the cap at 1, call {index} after the failed call did not get the budget note 1/1 (it "
                     f"made {made} provider request(s)), though two good calls do: the failed call gave its use back",

@@ -146,7 +146,7 @@ def test_zero_cap_spends_every_call(impl, strings):
     _expect(impl, _results(impl, strings, answer, params, "budget.zero-cap"),
             [budget_note(strings, 0, 0, "budget.zero-cap")] * 2,
             "budget.zero-cap", "a cap of 0 did not spend every call", params)
-    check_equal(answer["provider_requests"], [], "budget.zero-cap", "a call reached the provider", input=params)
+    _expect(impl, answer["provider_requests"], [], "budget.zero-cap", "a call reached the provider", params)
 
 
 @pytest.mark.rule(id="budget.atomic")

@@ -37,17 +37,28 @@ def _run(impl, provider, lb, rules, *, reasoning=None, calls=1, timeout_ms=5000,
     if cap is not None:
         runtime["max_uses_per_run"] = cap
     params = scenario([{"call": _call()} for _ in range(calls)], runtime=runtime)
-    return run(impl, params, rules), params
+    before = len(lb.received)
+    answer = run(impl, params, rules)
+    if len(lb.received) > before:  # every test here relies on the first request's stream flag: a control
+        streamed = bool((lb.received[before].body or {}).get("stream")) if isinstance(lb.received[before].body,
+                                                                                      dict) else False
+        rule = "streaming.reasoning-streams" if reasoning else "streaming.non-streaming-default"
+        check(streamed == bool(reasoning), rule, f"a call {'with' if reasoning else 'without'} reasoning sent its first "
+              f"request {'streamed' if streamed else 'unstreamed'}", input=params)
+    return answer, params
 
 
 def _streams(received):
     return [bool((r.body or {}).get("stream")) for r in received]
 
 
-def _first_call_requests(answer, lb, params):
+def _first_call_requests(impl, strings, answer, lb, params):
     """How many HTTP requests the first of two calls made, the second being past a cap of 1: the second must not
-    reach the provider at all (budget.no-provider-call), so every request received is the first call's."""
+    reach the provider at all (budget.no-provider-call), so every request received is the first call's. (When it
+    did, the controls first tell a failed call that gave its use back, handler.failure-consumes-use.)"""
     later = sorted({request["call"] for request in answer["provider_requests"]} - {0})
+    if later:
+        check_use_kept(impl, answer, params, strings, "handler.failure-consumes-use")
     check(not later, "budget.no-provider-call", f"call(s) {later}, past the cap of 1, reached the provider",
           input=params, actual=answer["provider_requests"])
     return len(lb.received)
@@ -97,7 +108,7 @@ def test_retry_failure_is_not_retried_again(impl, lb, strings):
     """When the streaming retry also fails, there is no third request; the call fails and its use is spent."""
     lb.expect(Reply(400, STREAM_REQUIRED), Reply(400, STREAM_REQUIRED))
     answer, params = _run(impl, "codex", lb, "streaming.stream-required-retry", calls=2, cap=1)
-    made = _first_call_requests(answer, lb, params)
+    made = _first_call_requests(impl, strings, answer, lb, params)
     check_equal(made, 2, "streaming.stream-required-retry", f"the call made {made} HTTP request(s); expected 2 (the "
                 "plain call and one streaming retry)", input=params, actual=_streams(lb.received))
     error_of(answer, 0, "streaming.stream-required-retry", params)
@@ -151,7 +162,7 @@ def test_other_errors_are_not_retried(impl, lb, strings, status, body):
     """Any other error makes exactly one request, fails the call, and spends its use."""
     lb.expect(Reply(status, body), Reply.recorded(JSON_ANSWER["anthropic"]))
     answer, params = _run(impl, "anthropic", lb, "streaming.no-other-retry", calls=2, cap=1)
-    made = _first_call_requests(answer, lb, params)
+    made = _first_call_requests(impl, strings, answer, lb, params)
     check_equal(made, 1, "streaming.no-other-retry", f"the call answered HTTP {status} made {made} HTTP request(s); "
                 "expected 1", input=params)
     error = error_of(answer, 0, "streaming.no-other-retry", params)
