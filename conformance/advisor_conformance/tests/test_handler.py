@@ -13,6 +13,7 @@ from advisor_conformance.scenarios import (
     SNAPSHOT, budget_note, call, check_cap_holds, check_use_kept, declared, error_of, failure, reply, requests_of, result_of, run,
     scenario,
 )
+from advisor_conformance.shaping import shape_error
 from advisor_conformance.workspace import workspace
 
 SPEC = {"src/app.py": {"text": "print('hello')\n"}, "pipe": {"fifo": True}}
@@ -63,6 +64,16 @@ def test_each_call_sends_the_conversation_as_it_is_then(impl):
                     f"call {index} did not send its own call's snapshot", input=params)
 
 
+def _nine_files_refused(impl):
+    """A control: nine distinct files given to shape are too many (files.max-count), before a count test blames the
+    order of the checks."""
+    request = {"transcript": [{"role": "user", "content": "look"}],
+               "files": [{"path": f"f{index}.txt", "content": "x"} for index in range(9)]}
+    error = shape_error(impl, request, "files.max-count")
+    check_equal(error["code"], "too_many_files", "files.max-count", "nine files were not too many", input=request,
+                actual=error)
+
+
 @pytest.mark.rule(id="handler.file-count-first")
 def test_file_count_is_checked_before_any_file_is_read(impl):
     """Nine paths, one a FIFO and one missing, give too_many_files at once: no file is opened, no use counted."""
@@ -71,43 +82,46 @@ def test_file_count_is_checked_before_any_file_is_read(impl):
         params = scenario([{"call": call(input={"files": paths})}, {"call": call(turn=2)}],
                           runtime={"max_uses_per_run": 1}, work_dir=str(work))
         answer = run(impl, params, "handler.file-count-first")
+        if answer["calls"][0].get("error", {}).get("code") != "too_many_files":
+            _nine_files_refused(impl)
         error = error_of(answer, 0, "handler.file-count-first", params)
         check_equal(error["code"], "too_many_files", "handler.file-count-first",
                     "nine files did not fail on their count first", input=params, actual=error)
         result_of(answer, 1, "handler.file-count-first", params)
 
 
-@pytest.mark.rule(id="handler.file-count-first")
+@pytest.mark.rule(id="files.max-count")
 def test_nine_copies_of_one_path_are_too_many(impl):
     """Nine copies of the same path count as nine files."""
     with workspace(SPEC) as work:
         params = scenario([{"call": call(input={"files": ["src/app.py"] * 9})}], work_dir=str(work))
-        error = error_of(run(impl, params, "handler.file-count-first"), 0, "handler.file-count-first", params)
-        check_equal(error["code"], "too_many_files", "handler.file-count-first", "duplicates were not counted",
+        error = error_of(run(impl, params, "files.max-count"), 0, "files.max-count", params)
+        check_equal(error["code"], "too_many_files", "files.max-count", "duplicates were not counted",
                     input=params, actual=error)
 
 
+#: Each validation failure, its error code, and the rule that makes it an error (the failure's own rule; whether it
+#: then consumes a use is handler.validation-no-use's).
 VALIDATION_FAILURES = [
-    (call(input={"question": 1}), "invalid_input"),
-    (call(input={"files": ["src/app.py"] * 9}), "too_many_files"),
-    (call(input={"files": ["missing.txt"]}), "file_error"),
-    (call(input={"files": ["pipe"]}), "file_error"),
-    (call(snapshot=None), "missing_snapshot"),
+    (call(input={"question": 1}), "invalid_input", "tool.wrong-type-error"),
+    (call(input={"files": ["src/app.py"] * 9}), "too_many_files", "files.max-count"),
+    (call(input={"files": ["missing.txt"]}), "file_error", "workspace.missing-file"),
+    (call(input={"files": ["pipe"]}), "file_error", "workspace.special-files"),
+    (call(snapshot=None), "missing_snapshot", "handler.validation-no-use"),
 ]
 
 
 @pytest.mark.rule(id="handler.validation-no-use")
-@pytest.mark.parametrize("bad, code", VALIDATION_FAILURES,
+@pytest.mark.parametrize("bad, code, erring", VALIDATION_FAILURES,
                          ids=["argument-type", "too-many-files", "missing-file", "special-file", "no-snapshot"])
-def test_validation_failures_consume_no_use(impl, bad, code):
+def test_validation_failures_consume_no_use(impl, bad, code, erring):
     """A call that fails validation returns its error and leaves the whole budget to the next call."""
     with workspace(SPEC) as work:
         params = scenario([{"call": bad}, {"call": call(turn=2)}], runtime={"max_uses_per_run": 1},
                           work_dir=str(work))
         answer = run(impl, params, "handler.validation-no-use")
-        error = error_of(answer, 0, "handler.validation-no-use", params)
-        check_equal(error["code"], code, "handler.validation-no-use", "the wrong error code", input=params,
-                    actual=error)
+        error = error_of(answer, 0, erring, params)
+        check_equal(error["code"], code, erring, "the wrong error code", input=params, actual=error)
         check_equal(result_of(answer, 1, "handler.validation-no-use", params), "Looks fine; run the tests next.",
                     "handler.validation-no-use", "the failed call consumed the only use", input=params)
 
@@ -183,10 +197,17 @@ def test_file_errors_come_before_the_budget(impl, strings):
         params = scenario([{"call": call()}, {"call": call(turn=2, input={"files": ["missing.txt"]})},
                            {"call": call(turn=3)}], runtime={"max_uses_per_run": 1}, work_dir=str(work))
         answer = run(impl, params, "handler.step-order")
-        error = error_of(answer, 1, "handler.step-order", params)
+        spent = budget_note(strings, 1, 1, "handler.step-order")
+        second = answer["calls"][1] if len(answer["calls"]) > 1 else {}
+        # the budget note instead of the file error: the budget came first, unless a missing file is no error even
+        # with the budget whole (a control); any other note: the missing file was not an error at all
+        erring = "handler.step-order" if second.get("result") in (None, spent) else "workspace.missing-file"
+        if "result" in second and erring == "handler.step-order":
+            alone = scenario([{"call": call(input={"files": ["missing.txt"]})}], work_dir=str(work))
+            error_of(run(impl, alone, "workspace.missing-file"), 0, "workspace.missing-file", alone)
+        error = error_of(answer, 1, erring, params)
         check_equal(error["code"], "file_error", "handler.step-order", "the budget was checked before the files",
                     input=params, actual=error)
-        spent = budget_note(strings, 1, 1, "handler.step-order")
         third = answer["calls"][2] if len(answer["calls"]) > 2 else {}
         if third.get("result") != spent:  # the cap itself, and its note, first: the controls
             check_cap_holds(impl, strings=strings)
