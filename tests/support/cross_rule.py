@@ -10,6 +10,7 @@ in one pytest session (``tests/support/matrix.py``), and sorts every failure by 
 * dependency: a test documented below as judging whole requests, which fails on any change by design.
 
     python3 -m tests.support.cross_rule            # about 12 minutes on 2 cores; exit 1 if a failure is misattributed
+    python3 -m tests.support.cross_rule --save FILE       # ... and keep the outcomes
     python3 -m tests.support.cross_rule --outcomes FILE   # classify the outcomes of an earlier run
 """
 
@@ -93,10 +94,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m tests.support.cross_rule", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--outcomes", type=Path, help="classify these matrix outcomes instead of running the matrix")
+    parser.add_argument("--save", type=Path, help="keep the matrix outcomes (JSON lines) in this file")
     args = parser.parse_args(argv)
     if args.outcomes is None:
         with tempfile.TemporaryDirectory() as tmp:
-            out = Path(tmp) / "outcomes.jsonl"
+            out = args.save or Path(tmp) / "outcomes.jsonl"
             run_matrix(out)
             text, misattributed = summarise(out)
     else:
