@@ -1,14 +1,14 @@
 """Broken implementations: for every rule of the catalogue, the reference with exactly that rule broken.
 
 Each is an adapter class registered with :func:`breaks`, saying which rule it
-breaks and how a real implementation gets it wrong. ``tests/test_broken.py``
+breaks and how a real implementation gets it wrong. ``tests/meta/test_broken.py``
 runs that rule's conformance tests against each (``--impl=<module>:<class>``)
 and expects them to fail with a message naming the rule; a rule with no broken
 implementation fails the coverage test there.
 
 The adapters live by area: :mod:`.shaping` (transcript, request, flatten,
-elision, files, question, dedupe, inflight), :mod:`.runtime` (tool,
-workspace, handler, budget, transport) and :mod:`.wire` (wire, streaming,
+elision), :mod:`.final` (files, question), :mod:`.context` (dedupe, inflight), :mod:`.runtime` (tool,
+workspace, handler), :mod:`.budget` (budget, transport) and :mod:`.wire` (wire, streaming,
 breakpoints).
 """
 
@@ -27,7 +27,7 @@ class BrokenImplementation:
 
 
 REGISTRY: dict[str, BrokenImplementation] = {}
-MODULES = ("shaping", "runtime", "wire", "cache")
+MODULES = ("shaping", "final", "context", "runtime", "budget", "wire", "cache")
 
 
 def breaks(rule: str, how: str, also: tuple[str, ...] = ()):
