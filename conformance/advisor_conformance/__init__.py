@@ -21,7 +21,9 @@ JSON lines to a harness), ``_implementation`` (``--impl`` targets), ``_harness``
 Python adapter), ``_plugin`` (the suite's pytest plugin; the thin entry point is the top-level module
 ``_advisor_conformance_pytestplugin``), ``_reporting`` (outcomes per rule), ``_loopback`` (the loopback
 provider of black-box runs), ``_cli`` (the ``advisor-conformance`` command), ``_bounded`` (bounded failure
-messages), ``_trace`` (from a rule to its code, tests and vectors), ``_paths``.
+messages), ``_trace`` (from a rule to its code, tests and vectors), ``_xfails`` (expected failures), ``_diff`` (differential
+testing), ``_report`` (the HTML report and ``compare``), ``_cachesim`` (the prompt-cache simulator),
+``_templates`` (the skeletons ``init`` writes), ``_paths``.
 """
 
 from __future__ import annotations
