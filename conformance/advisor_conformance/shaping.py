@@ -219,6 +219,20 @@ def body(messages: Messages) -> Messages:
     return messages[1:-1]
 
 
+def check_last_message_stays(impl: Implementation, last: Any) -> None:
+    """A control for tests that count a request's messages: a transcript ending in ``last`` (a tool, user or system
+    message) keeps it in the flattened snapshot (inflight.other-role-stays); an assistant message is not checked."""
+    __tracebackhide__ = True
+    if not isinstance(last, Mapping) or last.get("role") == "assistant":
+        return
+    request = {"transcript": [{"role": "user", "content": "look at this"}, last]}
+    messages = shape(impl, request, "inflight.other-role-stays")
+    if len(body(messages)) != 2:
+        raise violation("inflight.other-role-stays", f"a transcript of 2 messages ending in a {last.get('role')!r} "
+                        f"message was flattened to {len(body(messages))} message(s)", input=request,
+                        actual=[message.get("role") for message in messages])
+
+
 def flattened(messages: Messages, index: int, rules: str | Iterable[str], /, **context: Any) -> dict[str, Any]:
     """Message ``index`` of the flattened snapshot (:func:`body`); a request too short to hold it fails naming
     ``rules``, with how many messages it has and their roles."""

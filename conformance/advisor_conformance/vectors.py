@@ -425,7 +425,8 @@ FIELD_RULES: dict[str, dict[str, tuple[str, ...]]] = {
 def frame_rule(diff: Difference) -> tuple[str, ...] | None:
     """The flattening rule of the frame a text departs in: the ``[tool_call: <name> `` opening or the closing ``]``
     of a tool-call line (flatten.tool-call-line), or a ``[tool_result: <name>]`` header line (flatten.tool-result),
-    whatever the message is about. A departure inside the arguments is not the frame's (None)."""
+    whatever the message is about. A departure inside the arguments, or at the line's first character, is not the
+    frame's (None)."""
     if diff.expected is None or diff.offset is None:
         return None
     start = diff.expected.rfind("\n", 0, diff.offset) + 1
@@ -433,9 +434,10 @@ def frame_rule(diff: Difference) -> tuple[str, ...] | None:
     line = diff.expected[start:len(diff.expected) if end < 0 else end]
     at = diff.offset - start
     call = _TOOL_CALL_LINE.match(line)
-    if call is not None and (at <= len("[tool_call: ") + len(call["name"]) or at >= len(line) - 1):
+    # (at the line's very start the text departs before the line: what separates it from the text above)
+    if call is not None and 0 < at and (at <= len("[tool_call: ") + len(call["name"]) or at >= len(line) - 1):
         return ("flatten.tool-call-line",)
-    if line.startswith("[tool_result: ") and line.endswith("]") and at < len(line):
+    if line.startswith("[tool_result: ") and line.endswith("]") and 0 < at < len(line):
         return ("flatten.tool-result",)
     return None
 

@@ -143,7 +143,8 @@ def test_a_departure_in_a_tool_calls_frame_is_blamed_on_the_tool_call_line():
     for actual, rules in [('Looking.\n[tool_call: read] {"path":"a.go"}', ("flatten.tool-call-line",)),
                           ('Looking.\n[tool_call: view {"path":"a.go"}]', ("flatten.tool-call-line",)),
                           ('Looking.\n[tool_call: read {"path":"b.go"}]', ("a.x",)),
-                          ('Looking!\n[tool_call: read {"path":"a.go"}]', ("a.x",))]:
+                          ('Looking!\n[tool_call: read {"path":"a.go"}]', ("a.x",)),
+                          ('Looking.\n\n[tool_call: read {"path":"a.go"}]', ("a.x",))]:
         (diff,) = _diffs({"messages": [line]}, {"messages": [actual]})
         assert attribute(case, [diff])[diff] == rules, actual
 
