@@ -50,7 +50,9 @@ def run_pytest(*args: str, cwd: Path = ROOT, python: str = sys.executable, timeo
     """
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        command = [python, "-m", "pytest", "-p", "no:cacheprovider", f"--rule-report={report}", *args]
+        # one process unless the run asks for workers (this repository's addopts spread a plain run over the cores)
+        workers = [] if "-n" in args or cwd != ROOT else ["-n", "0"]
+        command = [python, "-m", "pytest", "-p", "no:cacheprovider", f"--rule-report={report}", *workers, *args]
         stdout, stderr, code = _run(command, cwd, timeout, progress, label or "pytest")
         data = json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
     return Run(code, stdout, stderr, data)
