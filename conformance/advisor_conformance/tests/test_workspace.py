@@ -52,9 +52,11 @@ def _run_within(impl, params, rules, seconds=30):
     return box["answer"]
 
 
-def _refused(impl, path, rule, runtime=RUNTIME, spec=SPEC):
+def _refused(impl, path, rule, runtime=RUNTIME, spec=SPEC, refusing=None):
     """Call with one refused path, then a good call: the refusal is a file_error, costs no use, and nothing of the
-    refused file, nor the host path, reaches the provider. Returns the error and the working directory's path."""
+    refused file, nor the host path, reaches the provider. Returns the error and the working directory's path.
+    ``refusing``: the rule that refuses the path, when the test is about something else (what the error says)."""
+    rule = refusing or rule
     with workspace(spec) as work:
         params = scenario([{"call": call(input={"files": [path]})}, {"call": call(turn=2)}], runtime=runtime,
                           work_dir=str(work))
@@ -140,13 +142,14 @@ def test_missing_file_is_an_error_that_costs_no_use(impl, paths):
 
 
 @pytest.mark.rule(id="workspace.error-paths")
-@pytest.mark.parametrize("path", ["./src/nope.go", "src/../src/nope.go", "docs/../src/nope.go", "secrets/token.txt",
-                                  "pipe", "docs/link-to-secret"],
-                         ids=["missing-dot-slash", "missing-dot-dot", "missing-through-docs", "blocked", "fifo",
-                              "link-to-blocked"])
-def test_file_errors_name_the_path_as_given_and_no_host_path(impl, path):
+@pytest.mark.parametrize("path, refusing", [
+    ("./src/nope.go", "workspace.missing-file"), ("src/../src/nope.go", "workspace.missing-file"),
+    ("docs/../src/nope.go", "workspace.missing-file"), ("secrets/token.txt", "workspace.path-policy"),
+    ("pipe", "workspace.special-files"), ("docs/link-to-secret", "workspace.symlinks"),
+], ids=["missing-dot-slash", "missing-dot-dot", "missing-through-docs", "blocked", "fifo", "link-to-blocked"])
+def test_file_errors_name_the_path_as_given_and_no_host_path(impl, path, refusing):
     """A file error names the file exactly as the caller spelt it, and no absolute host path."""
-    error, work = _refused(impl, path, "workspace.error-paths")
+    error, work = _refused(impl, path, "workspace.error-paths", refusing=refusing)
     check(path in error["message"], "workspace.error-paths", "the error does not name the path as the caller spelt it",
           input={"files": [path]}, actual=error)
     check(work not in error["message"] and os.path.realpath(work) not in error["message"], "workspace.error-paths",
