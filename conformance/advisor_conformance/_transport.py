@@ -45,7 +45,7 @@ import threading
 import time
 import traceback
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any, Protocol
 
 from ._bounded import cap_lines, excerpt
@@ -60,6 +60,18 @@ STDERR_LINE_CHARS = 1000
 MAX_LINE = 32 * 1024 * 1024
 #: How much of an offending line a failure shows.
 SHOWN_BYTES = 300
+
+
+def _chunks(stream: Any) -> Iterator[bytes]:
+    """A pipe's chunks as they come, to its end (a read that fails ends it too)."""
+    while True:
+        try:
+            chunk = stream.read(_CHUNK)
+        except (OSError, ValueError):
+            return
+        if not chunk:
+            return
+        yield chunk
 #: How long a harness that closed its stdout (or stdin) has to exit by itself before the suite stops it.
 EXIT_GRACE = 1.0
 _CHUNK = 1 << 16
@@ -193,14 +205,7 @@ class _Run:
         assert stream is not None
         partial = bytearray()
         try:
-            while True:
-                try:
-                    chunk = stream.read(_CHUNK)
-                except (OSError, ValueError):
-                    chunk = b""
-                if not chunk:
-                    self.events.put([("eof", None)])
-                    return
+            for chunk in _chunks(stream):
                 batch: list[tuple[str, Any]] = []
                 start = 0
                 while True:
@@ -217,6 +222,7 @@ class _Run:
                     start = end + 1
                 if batch:
                     self.events.put(batch)
+            self.events.put([("eof", None)])
         finally:
             stream.close()
 
@@ -224,13 +230,7 @@ class _Run:
         stream = self.popen.stderr
         assert stream is not None
         try:
-            while True:
-                try:
-                    chunk = stream.read(_CHUNK)
-                except (OSError, ValueError):
-                    chunk = b""
-                if not chunk:
-                    return
+            for chunk in _chunks(stream):
                 self.tail.feed(chunk)
         finally:
             self.tail.end()
