@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from advisor_conformance import oracle
@@ -25,6 +25,11 @@ def _check_question(got, text, rule, what, request, strings):
 
 
 @pytest.mark.rule(id="question.trim")
+@example(pad_left=" \t", core="why?", pad_right="\n\n").via("question.trim:ascii-padding")
+@example(pad_left="\u3000\u00a0", core="why?", pad_right="\u2028\u0085").via("question.trim:unicode-padding")
+@example(pad_left="", core="why?", pad_right=" \n").via("question.trim:one-side")
+@example(pad_left=" ", core="why  not\tthis?", pad_right=" ").via("question.trim:inner-space")
+@example(pad_left="", core="why?", pad_right="").via("question.trim:no-padding")
 @given(pad_left=st.lists(st.sampled_from(s.GO_SPACES), max_size=4).map("".join),
        core=st.text(min_size=1, max_size=60).filter(lambda t: oracle.trim(t) == t),
        pad_right=st.lists(st.sampled_from(s.GO_SPACES), max_size=4).map("".join))
@@ -80,6 +85,8 @@ def test_question_over_4000_bytes_is_elided(impl, strings, size):
 
 
 @pytest.mark.rule(id="question.cap")
+@example(question="q" * 3999 + "\u00e9").via("question.cap:multibyte-split")
+@example(question="  " + "q" * 4000 + "\n").via("question.cap:trimmed-under-cap")
 @given(question=s.sized_text(3990, 4012))
 def test_question_cap_is_by_bytes_after_trimming(impl, strings, question):
     """The cap applies to the trimmed question's UTF-8 bytes, with dangling bytes as U+FFFD."""
@@ -92,6 +99,8 @@ def test_question_cap_is_by_bytes_after_trimming(impl, strings, question):
 
 
 @pytest.mark.rule(id="question.blank-line")
+@example(question="?").via("question.blank-line:one-character")
+@example(question="why?\n\n\n").via("question.blank-line:trailing-newlines")
 @given(question=st.text(min_size=1, max_size=80).filter(oracle.trim))
 def test_question_is_followed_by_a_blank_line(impl, strings, question):
     """The question is followed by a blank line, then the guidance request."""

@@ -1,0 +1,155 @@
+"""The written partition of every rule's inputs (``partitions/<area>.toml``).
+
+For each rule of the catalogue, its inputs are split into equivalence classes and boundaries (empty,
+blank and non-blank; below, at and above a cap; each provider's answer shapes; each failure kind
+crossed with the budget; ...). Each class names the deterministic tests that pin it:
+
+* ``"test_question.py::test_question_up_to_4000_bytes_is_whole[4000]"``: a plain or parametrized test,
+  by its node ID under ``advisor_conformance/tests`` (a parametrized test's ID without its brackets
+  stands for all its parameters);
+* ``"test_question.py::test_surrounding_white_space_is_trimmed@question.trim:tabs"``: a hypothesis
+  property, by the label of one of its explicit examples (``@example(...).via("question.trim:tabs")``);
+  explicit examples run in every profile, so the class is pinned however the random draws fall.
+
+A partition file looks like this (an array of tables per rule; ``what`` says the class in words)::
+
+    [["question.cap"]]
+    class = "at-cap"
+    what = "exactly 4000 bytes: sent whole"
+    tests = ["test_question.py::test_question_up_to_4000_bytes_is_whole[4000]"]
+
+:func:`problems` lists what is missing or wrong: a rule without a partition, a class without a test,
+a test that does not exist, does not carry the rule, or is a property named without an example label
+that its source holds.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+PARTITIONS = Path(__file__).parent / "partitions"
+CLASS_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+TEST_REF = re.compile(r"^(test_[a-z0-9_]+\.py)::(test_[A-Za-z0-9_]+)(\[[^\]@]*\])?(?:@(\S+))?$")
+
+
+class PartitionError(ValueError):
+    """A partition file is not well formed."""
+
+
+@dataclass(frozen=True, slots=True)
+class InputClass:
+    rule: str
+    id: str
+    what: str
+    tests: tuple[str, ...]
+
+    def to_json(self) -> dict[str, object]:
+        return {"class": self.id, "what": self.what, "tests": list(self.tests)}
+
+
+@cache
+def load_partitions(folder: Path = PARTITIONS) -> Mapping[str, tuple[InputClass, ...]]:
+    """Rule ID -> its input classes, in the order the files write them."""
+    out: dict[str, list[InputClass]] = {}
+    for path in sorted(folder.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as error:
+            raise PartitionError(f"{path.name}: {error}") from None
+        for rule_id, classes in data.items():
+            if not isinstance(classes, list):
+                raise PartitionError(f"{path.name}: {rule_id!r} must be an array of tables ([[\"{rule_id}\"]])")
+            if not rule_id.startswith(f"{path.stem}."):
+                raise PartitionError(f"{path.name}: rule {rule_id!r} belongs to another area's file")
+            for index, entry in enumerate(classes):
+                where = f"{path.name}: {rule_id}[{index}]"
+                unknown = set(entry) - {"class", "what", "tests"}
+                if unknown:
+                    raise PartitionError(f"{where}: unknown keys {sorted(unknown)}")
+                class_id, what, tests = entry.get("class"), entry.get("what"), entry.get("tests")
+                if not isinstance(class_id, str) or not CLASS_ID.match(class_id):
+                    raise PartitionError(f"{where}.class: a lower-case, hyphenated name is required")
+                if not isinstance(what, str) or not what.strip():
+                    raise PartitionError(f"{where}.what: the class in words is required")
+                if not isinstance(tests, list) or not all(isinstance(test, str) for test in tests):
+                    raise PartitionError(f"{where}.tests: a list of test references is required")
+                out.setdefault(rule_id, []).append(InputClass(rule_id, class_id, what.strip(), tuple(tests)))
+    return {rule_id: tuple(classes) for rule_id, classes in out.items()}
+
+
+def _short(nodeid: str) -> str:
+    """``tests/test_x.py::name[p]`` -> ``test_x.py::name[p]``."""
+    return nodeid.rsplit("/", 1)[-1]
+
+
+def _function(module: str, name: str):
+    return getattr(importlib.import_module(f"advisor_conformance.tests.{module.removesuffix('.py')}"), name, None)
+
+
+def _labels(function) -> set[str]:
+    """The ``.via("...")`` labels of a property's explicit examples, read from its source."""
+    try:
+        source = inspect.getsource(inspect.unwrap(function))
+    except (OSError, TypeError):
+        return set()
+    return set(re.findall(r"\.via\(\s*[\"']([^\"']+)[\"']\s*\)", source))
+
+
+def reference_problem(ref: str, rule_id: str, collected: set[str]) -> str | None:
+    """What is wrong with one test reference of a class of ``rule_id`` (None: it names a deterministic test)."""
+    match = TEST_REF.match(ref)
+    if not match:
+        return f"{ref!r} is not `test_module.py::test_name[param]` or `...::test_name@example-label`"
+    module, name, params, label = match.groups()
+    base = f"{module}::{name}"
+    if params:
+        if f"{base}{params}" not in collected:
+            return f"{ref!r}: no such test carries {rule_id}"
+    elif not any(node == base or node.startswith(f"{base}[") for node in collected):
+        return f"{ref!r}: no such test carries {rule_id}"
+    function = _function(module, name)
+    if function is None:
+        return f"{ref!r}: {module} has no function {name}"
+    if getattr(function, "is_hypothesis_test", False):
+        if label is None:
+            return f"{ref!r} is a property: name one of its explicit examples (`@example(...).via(label)`)"
+        if label not in _labels(function):
+            return f"{ref!r}: {name} has no explicit example labelled {label!r}"
+    elif label is not None:
+        return f"{ref!r}: {name} is not a property, so it has no example labels"
+    return None
+
+
+def problems(rule_ids: list[str], collected: Mapping[str, list[str]],
+             partitions: Mapping[str, tuple[InputClass, ...]] | None = None) -> list[str]:
+    """Everything that keeps the partitions from being complete: one line each."""
+    partitions = load_partitions() if partitions is None else partitions
+    out: list[str] = []
+    for rule_id in sorted(set(partitions) - set(rule_ids)):
+        out.append(f"{rule_id}: a partition for a rule the catalogue does not have")
+    for rule_id in rule_ids:
+        classes = partitions.get(rule_id)
+        if not classes:
+            out.append(f"{rule_id}: no written partition")
+            continue
+        seen: set[str] = set()
+        nodes = {_short(node) for node in collected.get(rule_id, [])}
+        for input_class in classes:
+            name = f"{rule_id}:{input_class.id}"
+            if input_class.id in seen:
+                out.append(f"{name}: the class is written twice")
+            seen.add(input_class.id)
+            if not input_class.tests:
+                out.append(f"{name}: no deterministic test")
+            for ref in input_class.tests:
+                problem = reference_problem(ref, rule_id, nodes)
+                if problem:
+                    out.append(f"{name}: {problem}")
+    return out
