@@ -12,6 +12,7 @@ in one pytest session (``tests/support/matrix.py``), and sorts every failure by 
     python3 -m tests.support.cross_rule            # about 12 minutes on 2 cores; exit 1 if a failure is misattributed
     python3 -m tests.support.cross_rule --save FILE       # ... and keep the outcomes
     python3 -m tests.support.cross_rule --outcomes FILE   # classify the outcomes of an earlier run
+    python3 -m tests.support.cross_rule --tests conformance/advisor_conformance/tests/test_question.py  # one module
 """
 
 from __future__ import annotations
@@ -51,14 +52,15 @@ def classify(record: dict[str, Any], entry: BrokenImplementation) -> str:
     return "over-broad" if blamed & allowed else "misattributed"
 
 
-def run_matrix(out: Path) -> None:
-    """Every broken implementation against every deterministic test of the suite; the outcomes into ``out``."""
+def run_matrix(out: Path, tests: list[str] | None = None) -> None:
+    """Every broken implementation against every deterministic test of the suite (or of ``tests``: paths or node
+    IDs); the outcomes into ``out``."""
     entries = sorted(load_registry().values(), key=lambda entry: entry.rule)
     with tempfile.TemporaryDirectory() as tmp:
         matrix = Path(tmp) / "matrix.json"
         matrix.write_text(json.dumps([{"id": e.rule, "target": e.target, "rules": None} for e in entries]))
-        run_pytest(SUITE, "--impl=reference", "-p", "tests.support.matrix", f"--matrix={matrix}",
-                   f"--matrix-report={out}", "-q", "-n", "2", "--hypothesis-profile=advisor-conformance-explicit",
+        run_pytest(*(tests or [SUITE]), "--impl=reference", "-p", "tests.support.matrix", f"--matrix={matrix}",
+                   f"--matrix-report={out}", "-q", "-n", "0" if tests else "2", "--hypothesis-profile=advisor-conformance-explicit",
                    f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}", timeout=3600,
                    progress=lambda line: print(line, file=sys.stderr), label="broken implementations")
 
@@ -95,11 +97,12 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--outcomes", type=Path, help="classify these matrix outcomes instead of running the matrix")
     parser.add_argument("--save", type=Path, help="keep the matrix outcomes (JSON lines) in this file")
+    parser.add_argument("--tests", nargs="+", metavar="PATH", help="only these test files or node IDs")
     args = parser.parse_args(argv)
     if args.outcomes is None:
         with tempfile.TemporaryDirectory() as tmp:
             out = args.save or Path(tmp) / "outcomes.jsonl"
-            run_matrix(out)
+            run_matrix(out, args.tests)
             text, misattributed = summarise(out)
     else:
         text, misattributed = summarise(args.outcomes)
