@@ -19,6 +19,18 @@ def _question_part(impl, strings, question, rule):
     return files_part(final(shape(impl, request, rule)), strings, input=request), request
 
 
+def _trim_control(impl, strings, question):
+    """Control: the question's own padding, put on both sides of a short core, is trimmed (question.trim), so that
+    a question that is not trimmed is never blamed on the rule under test."""
+    core = oracle.trim(question)
+    if not core or core == question:
+        return
+    start = question.find(core)
+    pad = question[:start] + question[start + len(core):]
+    got, request = _question_part(impl, strings, pad + "why?" + pad, "question.trim")
+    _check_question(got, "why?", "question.trim", "the question was not trimmed", request, strings)
+
+
 def _check_question(got, text, rule, what, request, strings):
     """The question part is ``text`` (blamed on ``rule``) and then a blank line (question.blank-line)."""
     check_segments(got, [(text, rule), ("\n\n", "question.blank-line")], strings, what, input=request)
@@ -90,6 +102,7 @@ def test_question_over_4000_bytes_is_elided(impl, strings, size):
 @given(question=s.sized_text(3990, 4012))
 def test_question_cap_is_by_bytes_after_trimming(impl, strings, question):
     """The cap applies to the trimmed question's UTF-8 bytes, with dangling bytes as U+FFFD."""
+    _trim_control(impl, strings, question)
     got, request = _question_part(impl, strings, question, "question.cap")
     expected = oracle.question_block(question)
     if not expected:
@@ -104,6 +117,7 @@ def test_question_cap_is_by_bytes_after_trimming(impl, strings, question):
 @given(question=st.text(min_size=1, max_size=80).filter(oracle.trim))
 def test_question_is_followed_by_a_blank_line(impl, strings, question):
     """The question is followed by a blank line, then the guidance request."""
+    _trim_control(impl, strings, question)
     got, request = _question_part(impl, strings, question, "question.blank-line")
     _check_question(got, oracle.trim(question), "question.trim", "the question is not followed by exactly one blank line",
                     request, strings)
