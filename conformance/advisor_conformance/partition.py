@@ -86,7 +86,8 @@ def load_partitions(folder: Path = PARTITIONS) -> Mapping[str, tuple[InputClass,
 
 def _short(nodeid: str) -> str:
     """``tests/test_x.py::name[p]`` -> ``test_x.py::name[p]``."""
-    return nodeid.rsplit("/", 1)[-1]
+    path, sep, rest = nodeid.partition("::")
+    return path.rsplit("/", 1)[-1] + sep + rest
 
 
 def _function(module: str, name: str):

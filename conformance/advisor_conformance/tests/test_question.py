@@ -121,3 +121,12 @@ def test_question_is_followed_by_a_blank_line(impl, strings, question):
     got, request = _question_part(impl, strings, question, "question.blank-line")
     _check_question(got, oracle.trim(question), "question.trim", "the question is not followed by exactly one blank line",
                     request, strings)
+
+
+@pytest.mark.rule(id="question.omitted-when-empty")
+@pytest.mark.parametrize("question", ["?", "\x1c"], ids=["one-character", "only-a-character-go-keeps"])
+def test_question_of_one_kept_character_is_sent(impl, strings, question):
+    """A question of one character that is not white space in Go's set (even U+001C) is sent, not left out."""
+    got, request = _question_part(impl, strings, question, "question.omitted-when-empty")
+    _check_question(got, question, "question.omitted-when-empty", "a question that is not blank was left out",
+                    request, strings)

@@ -15,6 +15,7 @@ from advisor_reference import (
     RequestBuilder,
     decode_utf8,
     elide_text,
+    trim_space,
 )
 from advisor_reference.adapter import ReferenceAdapter
 
@@ -82,7 +83,7 @@ class ReasoningLeaked(ReferenceAdapter):
 class QuestionNotTrimmed(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def render_question(self, question):
-            if not question.strip():
+            if not trim_space(question):  # blank by Go's set, as the spec says: only the trimming itself is missing
                 return ""
             return elide_text(question, 4000) + "\n\n"
 
