@@ -9,9 +9,62 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from advisor_conformance.checks import check, check_equal, violation
-from advisor_conformance.scenarios import budget_note, call, check_cap_holds, failure, reply, result_of, run, scenario
+from advisor_conformance.scenarios import (
+    budget_note, call, check_cap_holds, check_use_kept, error_of, failure, reply, result_of, run, scenario,
+)
 
 ANSWER = "Looks fine; run the tests next."
+
+
+def _served(answer):
+    """The indexes of the calls that reached the provider."""
+    return sorted({request["call"] for request in answer["provider_requests"]})
+
+
+def _child_control(impl):
+    """Control (budget.child-store): with explicit caps of 1, a child's follow-up turn reaches no provider while the
+    main agent and another child still have their use; counted by the provider requests, whatever the notes say."""
+    steps = [{"call": call(agent="ctl-a")}, {"call": call(agent="ctl-a", turn=2)}, {"call": call()},
+             {"call": call(agent="ctl-b")}]
+    params = scenario(steps, runtime={"max_uses_per_run": 1, "child_max_uses": 1})
+    check_equal(_served(run(impl, params, "budget.child-store")), [0, 2, 3], "budget.child-store",
+                "child counters are not kept per agent id, apart from the main agent's", input=params)
+
+
+def _failure_control(impl, strings, failing):
+    """Control (handler.failure-consumes-use): with the cap at 1, the call after one that failed this way, in the
+    same turn, gets the budget note 1/1."""
+    params = scenario([{"call": call(provider=[failing])}, {"call": call()}], runtime={"max_uses_per_run": 1})
+    check_use_kept(impl, run(impl, params, "handler.failure-consumes-use"), params, strings,
+                   "handler.failure-consumes-use")
+
+
+def _validation_control(impl, bad, code, erring):
+    """Control: the bad call fails with ``code`` (blamed on ``erring``, the rule that makes it an error) and leaves
+    the only use to the next call (handler.validation-no-use)."""
+    params = scenario([{"call": bad}, {"call": call(turn=2)}], runtime={"max_uses_per_run": 1})
+    answer = run(impl, params, "handler.validation-no-use")
+    error = error_of(answer, 0, erring, params)
+    check_equal(error["code"], code, erring, "the bad call did not fail with its error code", input=params,
+                actual=error)
+    check_equal(result_of(answer, 1, "handler.validation-no-use", params), ANSWER, "handler.validation-no-use",
+                "the failed call consumed the only use", input=params)
+
+
+def _controls(impl, strings=None, *, rule, children=False, failing=None, bad=None):
+    """The controls a budget test runs before it blames ``rule``: a cap that holds at all (budget.no-provider-call),
+    with ``strings`` the note past it (budget.exhausted-result), a counter shared between turns
+    (budget.shared-counter), with ``children`` child counters of their own (budget.child-store), with ``failing`` a
+    provider failure that keeps its use, with ``bad`` (call, code, erring rule) a validation failure that keeps none."""
+    check_cap_holds(impl, strings=strings if rule != "budget.exhausted-result" else None)
+    if rule != "budget.shared-counter":
+        check_cap_holds(impl, shared=True)
+    if children and rule != "budget.child-store":
+        _child_control(impl)
+    if failing is not None:
+        _failure_control(impl, strings, failing)
+    if bad is not None:
+        _validation_control(impl, *bad)
 
 
 def _results(impl, strings, answer, params, rules):
@@ -22,14 +75,12 @@ def _results(impl, strings, answer, params, rules):
     return [result_of(answer, i, rules, params) for i in range(len(answer["calls"]))]
 
 
-def _expect(impl, got, expected, rule, what, params, strings=None):
-    """``got == expected`` for ``rule``; when not, the controls run first, so a cap that does not hold at all, a
-    counter not shared between turns, or a call past the cap that does not answer the note is blamed on its own
-    rule and not on the one this test is about."""
+def _expect(impl, got, expected, rule, what, params, strings=None, **controls):
+    """``got == expected`` for ``rule``; when not, the controls (:func:`_controls`) run first, so a cap that does not
+    hold at all, a counter not shared between turns, or a call past the cap that does not answer the note is blamed
+    on its own rule and not on the one this test is about."""
     if got != expected:
-        check_cap_holds(impl, strings=strings if rule != "budget.exhausted-result" else None)
-        if rule != "budget.shared-counter":
-            check_cap_holds(impl, shared=True)
+        _controls(impl, strings, rule=rule, **controls)
     check_equal(got, expected, rule, what, input=params)
 
 
@@ -40,10 +91,8 @@ def test_one_counter_across_turns_and_conversations(impl, strings):
     params = scenario(steps, runtime={"max_uses_per_run": 3})
     answer = run(impl, params, "budget.shared-counter")
     spent = budget_note(strings, 3, 3, "budget.shared-counter")
-    if _results(impl, strings, answer, params, "budget.shared-counter") != [ANSWER] * 3 + [spent] * 2:
-        check_cap_holds(impl)  # a cap that does not hold at all is not a counter that is not shared
-    check_equal(_results(impl, strings, answer, params, "budget.shared-counter"), [ANSWER] * 3 + [spent] * 2, "budget.shared-counter",
-                "the cap was not shared across turns and conversations", input=params)
+    _expect(impl, _results(impl, strings, answer, params, "budget.shared-counter"), [ANSWER] * 3 + [spent] * 2,
+            "budget.shared-counter", "the cap was not shared across turns and conversations", params, strings)
 
 
 @pytest.mark.rule(id="budget.shared-counter")
@@ -52,10 +101,28 @@ def test_calls_of_one_turn_share_the_counter(impl, strings):
     params = scenario([{"call": call()}, {"call": call()}, {"call": call(turn=2)}], runtime={"max_uses_per_run": 2})
     answer = run(impl, params, "budget.shared-counter")
     spent = budget_note(strings, 2, 2, "budget.shared-counter")
-    if _results(impl, strings, answer, params, "budget.shared-counter")[2] != spent:
-        check_cap_holds(impl)
-    check_equal(_results(impl, strings, answer, params, "budget.shared-counter")[2], spent, "budget.shared-counter",
-                "the third call was not past the cap", input=params)
+    _expect(impl, _results(impl, strings, answer, params, "budget.shared-counter")[2], spent, "budget.shared-counter",
+            "the third call was not past the cap", params, strings)
+
+
+#: (conversation, turn) of three calls, each in a handler of its own.
+HANDLERS = {
+    "turns-of-one-conversation": [(1, 1), (1, 2), (1, 3)],
+    "first-turns-of-conversations": [(1, 1), (2, 1), (3, 1)],
+    "back-to-an-earlier-conversation": [(1, 1), (2, 1), (1, 2)],
+}
+
+
+@pytest.mark.rule(id="budget.shared-counter")
+@pytest.mark.parametrize("handlers", list(HANDLERS.values()), ids=list(HANDLERS))
+def test_third_handler_finds_the_cap_of_two_spent(impl, strings, handlers):
+    """With a cap of 2, the call of a third handler is past the cap (2/2), whichever turns and conversations the
+    handlers belong to."""
+    params = scenario([{"call": call(conversation=c, turn=t)} for c, t in handlers], runtime={"max_uses_per_run": 2})
+    answer = run(impl, params, "budget.shared-counter")
+    _expect(impl, _results(impl, strings, answer, params, "budget.shared-counter"),
+            [ANSWER, ANSWER, budget_note(strings, 2, 2, "budget.shared-counter")], "budget.shared-counter",
+            "the counter did not outlive its handler", params, strings)
 
 
 @pytest.mark.rule(id="budget.default-cap")
@@ -66,6 +133,20 @@ def test_default_cap_is_three(impl, strings):
     _expect(impl, _results(impl, strings, answer, params, "budget.default-cap"),
             [ANSWER] * 3 + [budget_note(strings, 3, 3, "budget.default-cap")], "budget.default-cap",
             "the default cap is not 3", params)
+
+
+@pytest.mark.rule(id="budget.default-cap")
+@pytest.mark.parametrize("runtime, cap", [({"child_max_uses": 2}, 3), ({"max_uses_per_run": 1}, 1),
+                                          ({"max_uses_per_run": 5}, 5)],
+                         ids=["absent-with-child-cap-set", "given-below-default", "given-above-default"])
+def test_cap_is_max_uses_per_run(impl, strings, runtime, cap):
+    """The cap is max_uses_per_run when it is given and 3 when it is not (whatever the child cap): call cap+1 of one
+    turn is past it (cap/cap)."""
+    params = scenario([{"call": call()} for _ in range(cap + 1)], runtime=runtime)
+    answer = run(impl, params, "budget.default-cap")
+    _expect(impl, _results(impl, strings, answer, params, "budget.default-cap"),
+            [ANSWER] * cap + [budget_note(strings, cap, cap, "budget.default-cap")], "budget.default-cap",
+            f"the cap is not {cap}", params)
 
 
 @pytest.mark.rule(id="budget.exhausted-result")
@@ -80,13 +161,37 @@ def test_past_the_cap_is_a_normal_result_with_used_and_max(impl, strings):
             "the note is not the declared budget note", params)
 
 
+@pytest.mark.rule(id="budget.exhausted-result")
+def test_every_call_past_the_cap_shows_the_same_count(impl, strings):
+    """Each of several calls past a cap of 2, in this handler and later ones, gets the note 2/2: a call past the cap
+    counts nothing."""
+    steps = [{"call": call()}, {"call": call()}, {"call": call()}, {"call": call(turn=2)},
+             {"call": call(conversation=2)}]
+    params = scenario(steps, runtime={"max_uses_per_run": 2})
+    answer = run(impl, params, "budget.exhausted-result")
+    outcomes = answer["calls"][2:]
+    check(all("result" in outcome for outcome in outcomes), "budget.exhausted-result",
+          "past the cap a call failed instead of returning a note", input=params, actual=outcomes)
+    _expect(impl, [outcome["result"] for outcome in outcomes], [budget_note(strings, 2, 2, "budget.exhausted-result")] * 3,
+            "budget.exhausted-result", "the calls past the cap do not all show 2/2", params)
+
+
 @pytest.mark.rule(id="budget.no-provider-call")
 def test_no_provider_call_past_the_cap(impl):
     """Calls past the cap reach no provider."""
     params = scenario([{"call": call(turn=t)} for t in range(1, 6)], runtime={"max_uses_per_run": 2})
     answer = run(impl, params, "budget.no-provider-call")
-    _expect(impl, sorted({request["call"] for request in answer["provider_requests"]}), [0, 1],
-            "budget.no-provider-call", "a call past the cap reached the provider", params)
+    _expect(impl, _served(answer), [0, 1], "budget.no-provider-call", "a call past the cap reached the provider",
+            params)
+
+
+@pytest.mark.rule(id="budget.no-provider-call")
+def test_no_provider_call_past_the_cap_in_one_turn(impl):
+    """Calls of one handler past a cap of 1 reach no provider, though each has a reply scripted."""
+    params = scenario([{"call": call()} for _ in range(4)], runtime={"max_uses_per_run": 1})
+    answer = run(impl, params, "budget.no-provider-call")
+    check_equal(_served(answer), [0], "budget.no-provider-call", "a call past the cap reached the provider",
+                input=params, actual=answer["provider_requests"])
 
 
 @pytest.mark.rule(id="budget.tool-stays-registered")
@@ -98,6 +203,29 @@ def test_tool_stays_registered_when_spent(impl):
     for index, tools in enumerate(answer["tools"]):
         check("advisor" in tools, "budget.tool-stays-registered", f"tools step {index} lacks the advisor tool",
               input=params, actual=answer["tools"])
+
+
+#: Steps that leave some budget spent, then the tool lists asked for.
+TOOL_CASES = {
+    "fresh-runtime": ([], {}),
+    "main-spent-in-one-turn": ([{"call": call()}, {"call": call()}], {"max_uses_per_run": 1}),
+    "child-spent": ([{"call": call(agent="c")}, {"call": call(agent="c", turn=2)}], {"child_max_uses": 1}),
+    "zero-caps": ([{"call": call()}, {"call": call(agent="c")}], {"max_uses_per_run": 0, "child_max_uses": 0}),
+    "spent-by-a-failed-call": ([{"call": call(provider=[failure()])}, {"call": call(agent="c", provider=[failure()])}],
+                               {"max_uses_per_run": 1, "child_max_uses": 1}),
+}
+
+
+@pytest.mark.rule(id="budget.tool-stays-registered")
+@pytest.mark.parametrize("steps, runtime", list(TOOL_CASES.values()), ids=list(TOOL_CASES))
+def test_tool_listed_for_every_agent_whatever_the_budget(impl, steps, runtime):
+    """The main agent's and a child's tool lists hold the advisor tool, whether their budgets are whole or spent
+    (by answered calls, by failed calls or by a cap of 0)."""
+    params = scenario([*steps, {"tools": {}}, {"tools": {"agent": "c"}}], runtime=runtime)
+    answer = run(impl, params, "budget.tool-stays-registered")
+    check_equal(["advisor" in tools for tools in answer["tools"]], [True, True], "budget.tool-stays-registered",
+                "a tool list (the main agent's, then the child's) lacks the advisor tool", input=params,
+                actual=answer["tools"])
 
 
 @pytest.mark.rule(id="budget.child-store")
@@ -135,36 +263,66 @@ def test_child_default_cap_is_one(impl, strings):
     answer = run(impl, params, "budget.child-default-cap")
     _expect(impl, _results(impl, strings, answer, params, "budget.child-default-cap"),
             [ANSWER, budget_note(strings, 1, 1, "budget.child-default-cap")], "budget.child-default-cap",
-            "the child's default cap is not 1", params)
+            "the child's default cap is not 1", params, children=True)
+
+
+def _zero_control(impl):
+    """Control (budget.zero-cap): with a cap of 0, two calls of one turn reach no provider."""
+    params = scenario([{"call": call()}, {"call": call()}], runtime={"max_uses_per_run": 0})
+    check_equal(_served(run(impl, params, "budget.zero-cap")), [], "budget.zero-cap",
+                "with a cap of 0 a call reached the provider", input=params)
+
+
+#: Calls against a cap of 0: (agent, conversation, turn, provider reply) of each.
+ZERO_CASES = {
+    "turns": [(None, 1, 1, reply()), (None, 1, 2, reply())],
+    "one-turn": [(None, 1, 1, reply())] * 3,
+    "conversations": [(None, 1, 1, reply()), (None, 2, 1, reply()), (None, 3, 1, reply())],
+    "failing-provider": [(None, 1, 1, failure()), (None, 1, 2, failure(status=429))],
+}
 
 
 @pytest.mark.rule(id="budget.zero-cap")
-def test_zero_cap_spends_every_call(impl, strings):
-    """With a cap of 0 every call reports the budget spent (0/0) and none reaches the provider."""
-    params = scenario([{"call": call(turn=t)} for t in (1, 2)], runtime={"max_uses_per_run": 0})
+@pytest.mark.parametrize("calls", list(ZERO_CASES.values()), ids=list(ZERO_CASES))
+def test_zero_cap_spends_every_call(impl, strings, calls):
+    """With a cap of 0 every call reports the budget spent (0/0) and none reaches the provider, whatever the provider
+    would have answered."""
+    steps = [{"call": call(agent=a, conversation=c, turn=t, provider=[r])} for a, c, t, r in calls]
+    params = scenario(steps, runtime={"max_uses_per_run": 0})
     answer = run(impl, params, "budget.zero-cap")
     _expect(impl, _results(impl, strings, answer, params, "budget.zero-cap"),
-            [budget_note(strings, 0, 0, "budget.zero-cap")] * 2,
+            [budget_note(strings, 0, 0, "budget.zero-cap")] * len(calls),
             "budget.zero-cap", "a cap of 0 did not spend every call", params)
     _expect(impl, answer["provider_requests"], [], "budget.zero-cap", "a call reached the provider", params)
 
 
+#: (calls, cap, handlers): concurrent calls, spread over that many handlers (turns of one conversation).
+ATOMIC_CASES = [(32, 5, 3), (16, 1, 3), (24, 0, 3), (12, 2, 1), (5, 5, 2), (3, 5, 3)]
+
+
 @pytest.mark.rule(id="budget.atomic")
-@pytest.mark.parametrize("calls, cap", [(32, 5), (16, 1), (24, 0)])
-def test_concurrent_calls_make_exactly_cap_provider_calls(impl, strings, calls, cap):
-    """Many concurrent calls against a cap of M make exactly M provider calls; the rest get the budget note."""
+@pytest.mark.parametrize("calls, cap, handlers", [
+    pytest.param(*case, marks=[pytest.mark.rule(id="budget.zero-cap")] if case[1] == 0 else [],
+                 id=f"{case[0]}-calls-cap-{case[1]}-{case[2]}-handlers") for case in ATOMIC_CASES])
+def test_concurrent_calls_make_exactly_cap_provider_calls(impl, strings, calls, cap, handlers):
+    """Concurrent calls against a cap of M make exactly min(M, calls) provider calls, in one handler or several; the
+    rest get the budget note."""
     slow = [reply(delay_ms=50)]
-    params = scenario([{"concurrent": [call(turn=i % 3 + 1, provider=list(slow)) for i in range(calls)]}],
+    params = scenario([{"concurrent": [call(turn=i % handlers + 1, provider=list(slow)) for i in range(calls)]}],
                       runtime={"max_uses_per_run": cap})
     answer = run(impl, params, "budget.atomic")
     results = _results(impl, strings, answer, params, "budget.atomic")
-    _expect(impl, len(answer["provider_requests"]), cap, "budget.atomic",
-            f"{calls} concurrent calls with cap {cap} did not make exactly {cap} provider calls", params)
-    check_equal(sorted(results).count(ANSWER), cap, "budget.atomic", "the answered calls are not exactly the cap",
+    served = min(cap, calls)
+    if cap == 0 and answer["provider_requests"]:
+        _controls(impl, strings, rule="budget.atomic")
+        _zero_control(impl)
+    _expect(impl, len(answer["provider_requests"]), served, "budget.atomic",
+            f"{calls} concurrent calls with cap {cap} did not make exactly {served} provider calls", params)
+    check_equal(sorted(results).count(ANSWER), served, "budget.atomic", f"the answered calls are not exactly {served}",
                 input=params)
     spent = budget_note(strings, cap, cap, "budget.atomic")
-    _expect(impl, results.count(spent), calls - cap, "budget.atomic", "the calls past the cap did not all get the note",
-            params, strings=strings)
+    _expect(impl, results.count(spent), calls - served, "budget.atomic",
+            "the calls past the cap did not all get the note", params, strings=strings)
 
 
 @pytest.mark.rule(id="budget.atomic")
@@ -175,7 +333,19 @@ def test_concurrent_children_count_separately(impl, strings):
     answer = run(impl, params, "budget.atomic")
     served = Counter(calls[request["call"]]["agent"] for request in answer["provider_requests"])
     _expect(impl, served, Counter({"a": 1, "b": 1, None: 2}), "budget.atomic",
-            "the agents' concurrent calls did not each stop at their own cap", params)
+            "the agents' concurrent calls did not each stop at their own cap", params, children=True)
+
+
+@pytest.mark.rule(id="budget.atomic")
+def test_concurrent_calls_of_one_child_stop_at_its_cap(impl, strings):
+    """Concurrent calls of one child id, in several turns, share that child's counter: exactly its cap of 2 reach
+    the provider."""
+    calls = [call(agent="worker", turn=i % 2 + 1, provider=[reply(delay_ms=30)]) for i in range(12)]
+    params = scenario([{"concurrent": calls}], runtime={"max_uses_per_run": 1, "child_max_uses": 2})
+    answer = run(impl, params, "budget.atomic")
+    _expect(impl, len(answer["provider_requests"]), 2, "budget.atomic",
+            "12 concurrent calls of one child with its cap at 2 did not make exactly 2 provider calls", params,
+            children=True)
 
 
 class BudgetMachine(RuleBasedStateMachine):
