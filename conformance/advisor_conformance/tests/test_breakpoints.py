@@ -1,4 +1,10 @@
-"""Anthropic cache breakpoints of advisor requests (spec: Transport and cache; clarifications §9)."""
+"""Anthropic cache breakpoints of advisor requests (spec: Transport and cache; clarifications §9).
+
+The placement tests count the tail (the blocks of every message but the final one) on the encoded body, so how
+the wire lays out messages (an empty one left out or given a text) never moves what they expect. A difference is
+blamed on the rule it breaks: the final message marked, more than four markers, the last system block unmarked,
+a marker off the 15-block grid, or marking that stops at three markers (:func:`check_advisor_marks`).
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,10 @@ from hypothesis import strategies as st
 
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.wire import (
-    LOOKBACK, SPACING, anthropic_400_problems, blocks, encode, expected_advisor_positions, marks,
-)
+from advisor_conformance.wire import MAX_MARKS, SPACING, blocks, encode, expected_advisor_positions, marks
 from advisor_conformance.wire import neutral_request as request_of
+
+ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
 
 
 def _body(impl, messages, rule, **fields):
@@ -19,27 +25,132 @@ def _body(impl, messages, rule, **fields):
     return encode(impl, "anthropic", request, rule)["body"], request
 
 
-def _tail_positions(body):
-    """Positions of the marked blocks among the blocks of every message but the final one."""
+def tail_positions(body):
+    """Positions of the marked blocks among the blocks of every message but the final one, last first."""
     final = len(body["messages"]) - 1
     return sorted({m.index for m in marks(body) if m.where == "messages" and m.message != final}, reverse=True)
 
 
+def tail_count(body):
+    """The number of blocks of every message but the final one."""
+    return sum(len(message.get("content") or []) for message in body["messages"][:-1])
+
+
+def check_final_unmarked(body, context):
+    """Control: the final message carries no marker (breakpoints.final-unmarked)."""
+    final = body["messages"][-1] if body.get("messages") else {"content": []}
+    check(all("cache_control" not in block for block in final.get("content") or []), "breakpoints.final-unmarked",
+          "the final message is marked", input=context, actual=final)
+
+
+def check_at_most_four(body, context):
+    """Control: the request holds at most 4 markers (breakpoints.max-four)."""
+    found = marks(body)
+    check(len(found) <= MAX_MARKS, "breakpoints.max-four", f"{len(found)} markers (at most {MAX_MARKS})",
+          input=context, actual=found)
+
+
+def check_no_empty_block(body, context):
+    """Control: no text block on the wire is empty (wire.anthropic-nonempty), so none shifts or hides a marker."""
+    empty = [f"{where}[{position}]" for where, position, _, block in blocks(body)
+             if block.get("type") == "text" and not block.get("text")]
+    check(not empty, "wire.anthropic-nonempty", "an empty text block is on the wire", input=context, actual=empty)
+
+
+def check_system_marked(body, context):
+    """Control: the last system block, when there is one, is marked (breakpoints.system-marked)."""
+    system = body.get("system") or []
+    if system:
+        check("cache_control" in system[-1], "breakpoints.system-marked", "the last system block is not marked",
+              input=context, actual=system)
+
+
+def check_walk_not_stopped_at_three(body, context):
+    """Control: tail markers on the 15-block grid from distance 0 do not stop at 3 markers in all while a grid block
+    is left (breakpoints.max-four: marking stops when the request holds 4)."""
+    count, got, found = tail_count(body), tail_positions(body), marks(body)
+    expected = expected_advisor_positions(count, len(body.get("system") or []))
+    on_grid = got == list(range(count - 1, -1, -SPACING))[:len(got)]
+    check(not (on_grid and len(got) < len(expected) and len(found) == MAX_MARKS - 1), "breakpoints.max-four",
+          f"marking stops at {len(found)} markers", input=context, expected=expected, actual=got)
+
+
+def check_advisor_marks(body, context):
+    """The advisor markers sit on the last system block and at distances 0, 15, 30, ... back from the tail's last
+    block, while the request holds fewer than 4; each way they can differ is blamed on the rule it breaks."""
+    check_no_empty_block(body, context)
+    check_final_unmarked(body, context)
+    check_at_most_four(body, context)
+    check_system_marked(body, context)
+    check_walk_not_stopped_at_three(body, context)
+    count, got = tail_count(body), tail_positions(body)
+    check_equal(got, expected_advisor_positions(count, len(body.get("system") or [])), "breakpoints.spacing",
+                f"the {count} tail blocks are not marked at distances 0, 15, 30, ... back from the last one",
+                input=context)
+
+
+def _conversation(count, *, empty_at=(), system_at=()):
+    """``count`` conversation messages before the final one, with an empty assistant message inserted before each
+    index of ``empty_at`` and a system message before each index of ``system_at``."""
+    out = [{"role": "system", "content": "You advise."}]
+    for index, message in enumerate(s.block_messages(count, system=False)[:-1]):
+        out += [{"role": "assistant", "content": ""}] * empty_at.count(index)
+        out += [{"role": "system", "content": "more rules"}] * system_at.count(index)
+        out.append(message)
+    out += [{"role": "assistant", "content": ""}] * empty_at.count(count)
+    return out + [{"role": "user", "content": "final: advise me"}]
+
+
+# ------------------------------------------------------------------------------------------------- TTL
+
+
 @pytest.mark.rule(id="breakpoints.advisor-ttl")
+@example(messages=s.block_messages(0)).via("breakpoints.advisor-ttl:system-only")
+@example(messages=s.block_messages(10)).via("breakpoints.advisor-ttl:system-and-tail")
+@example(messages=s.block_messages(80)).via("breakpoints.advisor-ttl:full-budget")
+@example(messages=s.block_messages(46, system=False)).via("breakpoints.advisor-ttl:no-system")
+@example(messages=[{"role": "system", "content": "a"}, {"role": "system", "content": "b"},
+                   *s.block_messages(16, system=False)]).via("breakpoints.advisor-ttl:several-system-blocks")
+@example(messages=[{"role": "system", "content": "a"}, {"role": "system", "content": " \n"},
+                   *_conversation(16, empty_at=(4, 16))[1:]]).via("breakpoints.advisor-ttl:blank-and-empty-messages")
 @given(messages=s.rendered_messages(max_size=40))
 def test_every_advisor_marker_lasts_an_hour(impl, messages):
     """Every marker of an advisor-profile request is ephemeral with a one-hour TTL."""
     body, request = _body(impl, messages, "breakpoints.advisor-ttl")
     controls = [block["cache_control"] for _, _, _, block in blocks(body) if "cache_control" in block]
-    check(all(c == {"type": "ephemeral", "ttl": "1h"} for c in controls), "breakpoints.advisor-ttl",
+    check(all(c == ONE_HOUR for c in controls), "breakpoints.advisor-ttl",
           "an advisor marker is not {type: ephemeral, ttl: 1h}", input=request, actual=controls)
+
+
+@pytest.mark.rule(id="breakpoints.advisor-ttl")
+@pytest.mark.parametrize("session, parent", [("s-subagent-advisor", "s"), ("s", None), (None, None)],
+                         ids=["sub-agent-advisor", "main-session", "no-session"])
+def test_the_profile_flag_decides_the_ttl(impl, session, parent):
+    """A request with the advisor profile gets one-hour markers whatever its transport session is called."""
+    body, request = _body(impl, s.block_messages(20), "breakpoints.advisor-ttl", transport_session=session,
+                          parent_session=parent)
+    controls = [block["cache_control"] for _, _, _, block in blocks(body) if "cache_control" in block]
+    check(bool(controls) and all(c == ONE_HOUR for c in controls), "breakpoints.advisor-ttl",
+          "the advisor profile's markers are not all {type: ephemeral, ttl: 1h}", input=request, actual=controls)
+
+
+# ------------------------------------------------------------------------------------------- system
+
+
+SYSTEM_AFTER = [{"role": "system", "content": "first"}, *s.block_messages(3, system=False)[:-1],
+                {"role": "system", "content": "late rules"}, {"role": "user", "content": "advise"}]
 
 
 @pytest.mark.rule(id="breakpoints.system-marked")
 @given(messages=s.rendered_messages(max_size=20).filter(lambda ms: any(m["role"] == "system" and m["content"].strip()
                                                                         for m in ms)))
+@example(messages=s.block_messages(0)).via("breakpoints.system-marked:one-block")
 @example(messages=[{"role": "system", "content": "first"}, {"role": "system", "content": "second"},
-                   {"role": "user", "content": "advise"}])
+                   {"role": "user", "content": "advise"}]).via("breakpoints.system-marked:several-blocks")
+@example(messages=[{"role": "system", "content": "first"}, {"role": "system", "content": " \n\t"},
+                   {"role": "user", "content": "advise"}]).via("breakpoints.system-marked:blank-last")
+@example(messages=SYSTEM_AFTER).via("breakpoints.system-marked:after-conversation")
+@example(messages=s.block_messages(60)).via("breakpoints.system-marked:long-tail")
 def test_last_system_block_is_marked(impl, messages):
     """The last system block carries a marker, and no other system block does."""
     body, request = _body(impl, messages, "breakpoints.system-marked")
@@ -48,15 +159,24 @@ def test_last_system_block_is_marked(impl, messages):
                 "the system markers are not exactly the last system block", input=request)
 
 
+# ------------------------------------------------------------------------------------------ spacing
+
+
 @pytest.mark.rule(id="breakpoints.spacing")
+@example(count=0, system=True).via("breakpoints.spacing:empty-tail")
+@example(count=1, system=True).via("breakpoints.spacing:one-block")
+@example(count=14, system=True).via("breakpoints.spacing:under-spacing")
+@example(count=15, system=True).via("breakpoints.spacing:at-spacing")
+@example(count=16, system=True).via("breakpoints.spacing:just-over-spacing")
+@example(count=30, system=True).via("breakpoints.spacing:two-spacings")
+@example(count=60, system=True).via("breakpoints.spacing:long")
+@example(count=61, system=False).via("breakpoints.spacing:long-without-system")
+@example(count=16, system=False).via("breakpoints.spacing:short-without-system")
 @given(count=st.integers(0, 120), system=st.booleans())
 def test_markers_every_15_blocks_back_from_the_tail(impl, count, system):
     """The tail is marked at distances 0, 15, 30, ... back from its last block, within the 4-marker budget."""
-    messages = s.block_messages(count, system)
-    body, request = _body(impl, messages, "breakpoints.spacing")
-    check_equal(_tail_positions(body), expected_advisor_positions(count, 1 if system else 0), "breakpoints.spacing",
-                f"with {count} tail blocks the markers are not every 15 blocks back", input={"tail_blocks": count,
-                                                                                             "system": system})
+    body, _ = _body(impl, s.block_messages(count, system), "breakpoints.spacing")
+    check_advisor_marks(body, {"tail_blocks": count, "system": system})
 
 
 @pytest.mark.rule(id="breakpoints.spacing")
@@ -65,93 +185,75 @@ def test_markers_every_15_blocks_back_from_the_tail(impl, count, system):
 def test_worked_examples(impl, count, positions):
     """The clarifications' worked examples: N = 80 marks 79, 64, 49; 31 marks 30, 15, 0; 10 marks 9; 0 none."""
     body, _ = _body(impl, s.block_messages(count), "breakpoints.spacing")
-    check_equal(_tail_positions(body), positions, "breakpoints.spacing", f"N = {count}: wrong marked positions",
+    check_advisor_marks(body, {"tail_blocks": count})
+    check_equal(tail_positions(body), positions, "breakpoints.spacing", f"N = {count}: wrong marked positions",
                 input={"tail_blocks": count})
-    check("cache_control" in body["system"][-1], "breakpoints.spacing", "the system block is not marked",
-          input={"tail_blocks": count})
+
+
+@pytest.mark.rule(id="breakpoints.spacing")
+@pytest.mark.parametrize("messages", [
+    pytest.param(_conversation(15, empty_at=(5,)), id="empty-assistant-inside"),
+    pytest.param(_conversation(15, empty_at=(15,)), id="empty-assistant-before-final"),
+    pytest.param(_conversation(30, empty_at=(3, 20, 20)), id="several-empty-assistants"),
+    pytest.param(_conversation(15, system_at=(7,)), id="system-inside"),
+])
+def test_distances_count_the_blocks_on_the_wire(impl, messages):
+    """Distances count the tail blocks the request sends: a message left out or moved to the system is not one."""
+    body, request = _body(impl, messages, "breakpoints.spacing")
+    check_advisor_marks(body, request)
+
+
+# --------------------------------------------------------------------------------------- four markers
 
 
 @pytest.mark.rule(id="breakpoints.max-four")
+@example(messages=s.block_messages(200), advisor=True).via("breakpoints.max-four:long-advisor")
+@example(messages=s.block_messages(200, system=False), advisor=True).via("breakpoints.max-four:long-without-system")
+@example(messages=s.block_messages(200), advisor=False).via("breakpoints.max-four:long-default")
 @given(messages=s.rendered_messages(max_size=80), advisor=st.booleans())
 def test_never_more_than_four_markers(impl, messages, advisor):
     """A request never holds more than 4 markers, whichever profile."""
     body, request = _body(impl, messages, "breakpoints.max-four", advisor_cache_profile=advisor)
-    check(len(marks(body)) <= 4, "breakpoints.max-four", f"{len(marks(body))} markers", input=request)
+    if advisor:
+        check_final_unmarked(body, request)
+    check_at_most_four(body, request)
 
 
 @pytest.mark.rule(id="breakpoints.max-four")
-def test_four_markers_when_the_tail_is_long(impl):
-    """With a system block and 46 or more tail blocks, the request holds exactly 4 markers."""
-    body, _ = _body(impl, s.block_messages(46), "breakpoints.max-four")
-    check_equal(len(marks(body)), 4, "breakpoints.max-four", "a long request does not use all 4 markers",
-                input={"tail_blocks": 46})
+@pytest.mark.parametrize("count, system", [(31, True), (45, True), (46, True), (47, True), (46, False), (61, False)],
+                         ids=["31-system", "45-system", "46-system", "47-system", "46-no-system", "61-no-system"])
+def test_marking_stops_at_the_fourth_marker(impl, count, system):
+    """Marking goes on until the request holds 4 markers and stops there: the system block's counts, none is kept
+    back for a system block that is absent."""
+    body, _ = _body(impl, s.block_messages(count, system), "breakpoints.max-four")
+    context = {"tail_blocks": count, "system": system}
+    check_advisor_marks(body, context)
+    check_equal(len(marks(body)), MAX_MARKS, "breakpoints.max-four", "the request does not use all 4 markers",
+                input=context, actual=marks(body))
 
 
 @pytest.mark.rule(id="breakpoints.max-four")
-def test_four_tail_markers_without_a_system_block(impl):
-    """Without a system block, a tail of 46 or more blocks gets all 4 markers: none is kept back for a system block."""
-    body, _ = _body(impl, s.block_messages(46, system=False), "breakpoints.max-four")
-    check_equal(len(marks(body)), 4, "breakpoints.max-four", "a long request without a system block does not use "
-                "all 4 markers", input={"tail_blocks": 46, "system": False}, actual=marks(body))
+def test_several_system_blocks_take_one_marker(impl):
+    """Several system blocks take one marker, so a long tail still gets 3."""
+    messages = [{"role": "system", "content": "first"}, *s.block_messages(60)]
+    body, request = _body(impl, messages, "breakpoints.max-four")
+    check_advisor_marks(body, request)
+    check_equal(len(marks(body)), MAX_MARKS, "breakpoints.max-four", "the request does not use all 4 markers",
+                input=request, actual=marks(body))
+
+
+# --------------------------------------------------------------------------------------- final message
 
 
 @pytest.mark.rule(id="breakpoints.final-unmarked")
+@example(messages=s.block_messages(0)).via("breakpoints.final-unmarked:final-only")
+@example(messages=s.block_messages(0, system=False)).via("breakpoints.final-unmarked:final-alone")
+@example(messages=s.block_messages(1)).via("breakpoints.final-unmarked:budget-to-spare")
+@example(messages=s.block_messages(14, system=False)).via("breakpoints.final-unmarked:no-system")
+@example(messages=s.block_messages(60)).via("breakpoints.final-unmarked:long")
+@example(messages=_conversation(3, empty_at=(3,))).via("breakpoints.final-unmarked:after-empty-assistant")
 @given(messages=s.rendered_messages(max_size=40))
 def test_final_message_never_marked(impl, messages):
     """The final message carries no marker in the advisor profile."""
     body, request = _body(impl, messages, "breakpoints.final-unmarked")
-    final = body["messages"][-1]
-    check(all("cache_control" not in block for block in final["content"]), "breakpoints.final-unmarked",
-          "the final message is marked", input=request, actual=final)
-
-
-@pytest.mark.rule(id="breakpoints.default-profile")
-@given(messages=s.rendered_messages(max_size=40))
-def test_default_profile_has_no_one_hour_ttl(impl, messages):
-    """A request without the advisor profile carries no one-hour TTL."""
-    body, request = _body(impl, messages, "breakpoints.default-profile", advisor_cache_profile=False)
-    check(all(mark.ttl != "1h" for mark in marks(body)), "breakpoints.default-profile",
-          "a non-advisor request carries a 1h TTL", input=request, actual=marks(body))
-
-
-@pytest.mark.rule(id="breakpoints.default-placement")
-@given(messages=s.rendered_messages(max_size=30, empties=False))
-def test_default_profile_placement(impl, messages):
-    """The default profile marks the last system block, the final message and the second-to-last user message."""
-    body, request = _body(impl, messages, "breakpoints.default-placement", advisor_cache_profile=False)
-    users = [i for i, m in enumerate(body["messages"]) if m["role"] == "user"]
-    expected = {len(body["messages"]) - 1} | ({users[-2]} if len(users) >= 2 else set())
-    got = {m.message for m in marks(body) if m.where == "messages"}
-    check_equal(got, expected, "breakpoints.default-placement", "the default markers are misplaced", input=request)
-    system_marked = [("cache_control" in block) for block in body.get("system", [])]
-    check_equal(system_marked, [False] * (len(system_marked) - 1) + [True] if system_marked else [],
-                "breakpoints.default-placement", "the last system block is not the one marked", input=request)
-
-
-@pytest.mark.rule(id="breakpoints.wire-validity")
-@given(messages=s.rendered_messages(max_size=60), advisor=st.booleans())
-def test_no_request_the_api_would_refuse(impl, messages, advisor):
-    """No request breaks the API's marker rules: at most 4, none on an empty block, no 1h after a 5m."""
-    body, request = _body(impl, messages, "breakpoints.wire-validity", advisor_cache_profile=advisor)
-    check_equal(anthropic_400_problems(body), [], "breakpoints.wire-validity", "the API would answer 400",
-                input=request)
-
-
-@pytest.mark.rule(id="breakpoints.cache-reuse")
-@given(count=st.integers(1, 100), grown=st.integers(0, 60))
-@example(count=33, grown=29)  # the earlier marker at 3 needs a later one in [3, 22]
-def test_appending_keeps_earlier_breakpoints_within_reach(impl, count, grown):
-    """After k blocks are appended, every earlier marker at distance 15*i with i + k // 15 <= 2 has a later marker
-    at most 19 blocks after it, so the later request reads the cache the earlier one wrote."""
-    earlier, _ = _body(impl, s.block_messages(count), "breakpoints.cache-reuse")
-    later, _ = _body(impl, s.block_messages(count + grown), "breakpoints.cache-reuse")
-    before, after = _tail_positions(earlier), _tail_positions(later)
-    for i, position in enumerate(before):
-        if i + grown // SPACING > 2:
-            continue  # the later request's 3 tail markers sit too far on: a new cache is written instead
-        check(any(0 <= q - position < LOOKBACK for q in after), "breakpoints.cache-reuse",
-              f"the earlier marker at block {position} has no later marker within {LOOKBACK} blocks",
-              input={"tail_blocks": count, "appended": grown}, expected=f"a marker in [{position}, "
-              f"{position + LOOKBACK - 1}]", actual=after)
-    check("cache_control" in later["system"][-1], "breakpoints.cache-reuse", "the system block is not marked",
-          input={"tail_blocks": count, "appended": grown})
+    check_final_unmarked(body, request)
