@@ -133,7 +133,11 @@ def fingerprint(rules: dict[str, Rule], retired: dict[str, Rule] | None = None) 
 
 
 def markdown(catalogue: Catalogue, suite_version: str) -> str:
-    """The rules document: every rule by area with its ID, level, tag, statement and source sentence."""
+    """The rules document: every rule by area with its ID, level, tag, statement, source sentence and input
+    classes (``partitions/``)."""
+    from .partition import load_partitions
+
+    partitions = load_partitions()
     def cell(text: str) -> str:
         return " ".join(text.split()).replace("|", "\\|")
 
@@ -154,6 +158,8 @@ def markdown(catalogue: Catalogue, suite_version: str) -> str:
         "origin behaves; WIRE: a fact of a provider's HTTP API; CHOICE: left to each implementation, which declares",
         "its value), and the **source**: the spec or clarification sentence it comes from (\"spec\" is the advisor",
         "spec, \"clar. §N\" its clarifications). `advisor-conformance where RULE` shows a rule's tests and code.",
+        "Each rule ends with its **input classes**: the equivalence classes and boundaries of its inputs, each pinned",
+        "by at least one deterministic test of the suite (`advisor-conformance rules --json` names the tests).",
         "",
         "## Areas",
         "",
@@ -168,6 +174,11 @@ def markdown(catalogue: Catalogue, suite_version: str) -> str:
             if rule.why:
                 lines += [f"*Why (a recommendation):* {cell(rule.why)}", ""]
             lines += [f"> Source: {cell(rule.source)}", ""]
+            classes = partitions.get(rule.id, ())
+            if classes:
+                lines += ["Input classes:", ""]
+                lines += [f"- `{input_class.id}`: {cell(input_class.what)}" for input_class in classes]
+                lines.append("")
     if catalogue.retired:
         lines += ["", "## Retired rules", "", "Their IDs are never reused.", ""]
         lines += [f"- `{rule.id}`: {cell(rule.statement)}" for rule in catalogue.retired.values()]

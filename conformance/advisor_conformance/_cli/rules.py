@@ -14,8 +14,8 @@ HELP = "print the rule catalogue"
 DESCRIPTION = """\
 Print the rule catalogue: one line per rule, its ID and statement separated by a tab. With --json, an object
 with the suite's version, the catalogue version (it changes whenever a rule is added, changed or retired) and the
-rules (id, area, level, tag, statement, source, why for a should rule, and tested: whether some test of the suite
-carries the ID). With --markdown, the rules document (docs/rules.md in the repository).
+rules (id, area, level, tag, statement, source, why for a should rule, partition: its input classes and the
+tests that pin each, and tested: whether some test of the suite carries the ID). With --markdown, the rules document (docs/rules.md in the repository).
 """
 
 
@@ -33,8 +33,13 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     if args.json:
         from .._trace import collect_rule_tests
 
+        from ..partition import load_partitions
+
         tested = collect_rule_tests()
-        rows = [{**rule.to_json(), "tested": rule.id in tested} for rule in catalogue.rules.values()]
+        partitions = load_partitions()
+        rows = [{**rule.to_json(), "tested": rule.id in tested,
+                 "partition": [input_class.to_json() for input_class in partitions.get(rule.id, ())]}
+                for rule in catalogue.rules.values()]
         print(json.dumps({"suite": __version__, "catalogue": catalogue.version, "rules": rows,
                           "retired": list(catalogue.retired)}, indent=1, ensure_ascii=False))
     elif args.markdown:
