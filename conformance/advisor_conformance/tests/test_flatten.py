@@ -1,9 +1,8 @@
-"""Flattening of tool calls, tool results and advisor notes (spec: Request flow; clarifications §2)."""
+"""Flattening of tool calls: the call lines, the assistant message that holds them, hidden ids (spec: Request flow;
+clarifications §2). Arguments: test_flatten_args.py; results: test_flatten_results.py; what is cleared or kept:
+test_flatten_cleared.py."""
 
 from __future__ import annotations
-
-import json
-import re
 
 import pytest
 from hypothesis import example, given
@@ -12,10 +11,9 @@ from hypothesis import strategies as st
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.shaping import (body, flattened, params, parse_args, rendered_arguments, shape, tool_call_lines,
+from advisor_conformance.shaping import (check_segments, flattened, params, parse_args, shape, tool_call_lines,
                                          with_tool_call)
 
-JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 USER = {"role": "user", "content": "look at the failing test"}
 #: A message after the one under test: its flattening is checked, not the in-flight handling of a last message.
 AFTER = {"role": "user", "content": "go on"}
@@ -23,12 +21,51 @@ AFTER = {"role": "user", "content": "go on"}
 
 def _closed(messages):
     """Close a transcript with a user message so no message is taken out as in flight."""
-    return [*messages, {"role": "user", "content": "go on"}]
+    return [*messages, AFTER]
 
 
 def _second(impl, request, rule):
     """The second message of the flattened snapshot (the one after the opening user message)."""
     return flattened(shape(impl, request, rule), 1, rule, input=request)
+
+
+def _call(name, arguments, call_id="call_1"):
+    return {"id": call_id, "name": name, "arguments": arguments}
+
+
+def _check_line(line, name, arguments, request):
+    """``line`` is one `[tool_call: <name> <args-json>]` line (flatten.tool-call-line) whose <args-json> parses back to
+    ``arguments`` (flatten.args-json; arguments with strings to elide are the elision rules' tests)."""
+    head = f"[tool_call: {name} "
+    check(line.startswith(head) and line.endswith("]") and "\n" not in line, "flatten.tool-call-line",
+          f"the call is not one line `{head}<args-json>]`", input=request, actual=line)
+    parsed = parse_args(line[len(head):-1], "flatten.args-json", request)
+    if oracle.cap_arguments(arguments) != arguments:
+        return
+    check_equal(oracle.normalise_numbers(parsed), oracle.normalise_numbers(oracle.cap_arguments(arguments)),
+                "flatten.args-json", "the line's <args-json> is not the call's arguments", input=request, actual=line)
+
+
+def _lone_line(impl, call):
+    """Control: the line of ``call`` made alone by a message without content is one `[tool_call: <name> ...]` line
+    (flatten.tool-call-line), so a wrong line is never blamed on the message that joins the lines."""
+    request = params(_closed([USER, {"role": "assistant", "content": "", "tool_calls": [call]}]))
+    line = _second(impl, request, "flatten.tool-call-line")["content"]
+    head = f"[tool_call: {call['name']} "
+    check(line.startswith(head) and line.endswith("]") and "\n" not in line, "flatten.tool-call-line",
+          f"the call is not one line `{head}<args-json>]`", input=request, actual=line)
+    return line
+
+
+def _ids_control(request, messages):
+    """Control: no call id of ``request`` is in the messages (flatten.call-ids-hidden)."""
+    ids = {call["id"] for m in request["transcript"] for call in m.get("tool_calls") or [] if call.get("id")}
+    shown = sorted(i for i in ids if any(i in message["content"] for message in messages))
+    check(not shown, "flatten.call-ids-hidden", f"tool-call ids were rendered: {shown}", input=request,
+          actual=messages)
+
+
+# -- flatten.tool-call-line ---------------------------------------------------------------------------------------
 
 
 @pytest.mark.rule(id="flatten.tool-call-line")
@@ -41,15 +78,46 @@ def test_tool_call_line_shape(impl):
         check_equal(assistant, '[tool_call: read {"path":"src/app.py"}]', "flatten.tool-call-line",
                     "the tool call is not rendered as [tool_call: <name> <args-json>]", input=request)
         return
-    check(assistant.startswith("[tool_call: read ") and assistant.endswith("]") and "\n" not in assistant,
-          "flatten.tool-call-line", "the tool call is not one line `[tool_call: read <args-json>]`", input=request,
-          actual=assistant)
-    check_equal(parse_args(assistant[len("[tool_call: read "):-1], "flatten.tool-call-line", request),
-                {"path": "src/app.py"}, "flatten.tool-call-line", "the line's <args-json> is not the call's arguments",
-                input=request, actual=assistant)
+    _check_line(assistant, "read", {"path": "src/app.py"}, request)
 
 
 @pytest.mark.rule(id="flatten.tool-call-line")
+@pytest.mark.parametrize("name, arguments", [
+    ("advisor", {}),
+    ("edit", {"path": "a.go", "edits": [{"old": "x := 1", "new": "x := 2"}], "options": {"dry_run": False, "n": 3}}),
+    ("bash", {"command": "printf 'a\\nb'\n echo ]", "note": "[tool_call: fake {}]\n[tool_result: fake]"}),
+    ("mcp__github__get_issue", {"number": 7}),
+    ("ReadFile", {"path": "README.md"}),
+    ("fs.read-2", {"path": "x"}),
+    ("advisor", {"question": "Is the cache per request?"}),
+    ("write", {"path": "big.txt", "content": "x" * 1500}),
+], ids=["empty-arguments", "nested-arguments", "newlines-and-brackets", "double-underscores", "upper-case",
+        "dots-hyphens-digits", "advisor-call", "elided-arguments"])
+def test_call_is_name_then_arguments_on_one_line(impl, name, arguments):
+    """A call is one line: `[tool_call: `, its name as given (letter case and punctuation kept), a space, its
+    <args-json>, `]`; newlines and brackets inside argument strings do not break the line."""
+    request = params(_closed([USER, {"role": "assistant", "content": "", "tool_calls": [_call(name, arguments)]}]))
+    _check_line(_second(impl, request, "flatten.tool-call-line")["content"], name, arguments, request)
+
+
+@pytest.mark.rule(id="flatten.tool-call-line")
+def test_each_of_several_calls_is_a_line(impl):
+    """Each of several calls of one message is its own `[tool_call: <name> <args-json>]` line, in order."""
+    calls = [_call("read", {"path": "a.go"}, "call_L1x"), _call("grep", {"pattern": "x"}, "call_L2y"),
+             _call("read", {}, "call_L3z")]
+    request = params(_closed([USER, {"role": "assistant", "content": "", "tool_calls": calls}]))
+    messages = shape(impl, request, "flatten.tool-call-line")
+    _ids_control(request, messages)
+    lines = tool_call_lines(flattened(messages, 1, "flatten.tool-call-line", input=request)["content"])
+    check_equal([name for name, _ in lines], ["read", "grep", "read"], "flatten.tool-call-line",
+                "the message does not hold one [tool_call: <name> <args-json>] line per call", input=request)
+    for (_, text), call in zip(lines, calls, strict=True):
+        check_equal(parse_args(text, "flatten.args-json", request), call["arguments"], "flatten.args-json",
+                    "a line's <args-json> is not its call's arguments", input=request)
+
+
+@pytest.mark.rule(id="flatten.tool-call-line")
+@example(call=_call("read", {"path": "src/app.py"})).via("flatten.tool-call-line:each-call-one-line")
 @given(call=s.tool_calls())
 def test_every_call_becomes_one_line(impl, call):
     """Each tool call yields one `[tool_call: ...]` line naming the tool."""
@@ -61,10 +129,53 @@ def test_every_call_becomes_one_line(impl, call):
           actual=assistant["content"])
 
 
+# -- flatten.assistant-with-calls ---------------------------------------------------------------------------------
+
+READ = _call("read", {"path": "src/app.py"}, "call_r1")
+GREP = _call("grep", {"pattern": "retry", "path": "internal/"}, "call_g2")
+BASH = _call("bash", {"command": "go test ./..."}, "call_b3")
+TWO_CALLS = {"role": "assistant", "content": "Reading both.", "tool_calls": [GREP, READ]}
+
+
 @pytest.mark.rule(id="flatten.assistant-with-calls")
+@pytest.mark.parametrize("message", [
+    {"content": "", "tool_calls": [READ]},
+    {"tool_calls": [READ]},
+    {"content": "", "tool_calls": [READ, GREP, BASH]},
+    {"content": "Let me look.", "tool_calls": [READ]},
+    {"content": "Let me look around.", "tool_calls": [GREP, READ]},
+    {"content": " ", "tool_calls": [READ]},
+    {"content": "\n\t ", "tool_calls": [READ, BASH]},
+    {"content": "Checking.\n", "tool_calls": [BASH]},
+    {"content": "  two lines\nof text  ", "tool_calls": [BASH]},
+    {"content": "Twice.", "tool_calls": [BASH, {**BASH, "id": "call_b4"}]},
+    {"content": "t" * 2000, "tool_calls": [READ]},
+], ids=["empty-content-one-call", "absent-content", "no-content-several-calls", "text-one-call", "text-several-calls",
+        "space-content", "blank-content", "content-ending-in-newline", "padded-multiline-content", "repeated-call",
+        "long-content"])
+def test_message_is_content_then_call_lines(impl, message):
+    """An assistant message with calls is its content as given and a newline when the content is not empty (blank
+    content included), then one line per call in the calls' order, joined by newlines, with no trailing newline."""
+    request = params(_closed([USER, {"role": "assistant", **message}]))
+    messages = shape(impl, request, "flatten.assistant-with-calls")
+    _ids_control(request, messages)
+    lines = [_lone_line(impl, call) for call in message["tool_calls"]]
+    got = flattened(messages, 1, "flatten.assistant-with-calls", input=request)
+    check_equal(got["role"], "assistant", "flatten.assistant-with-calls", "the message changed role", input=request)
+    content = message.get("content") or ""
+    segments = [(content + "\n", "flatten.assistant-with-calls")] if content else []
+    for index, line in enumerate(lines):
+        segments.append((("\n" if index else "") + line, "flatten.assistant-with-calls"))
+    check_segments(got["content"], segments, {}, "the message is not its content, a newline, then one line per call",
+                   input=request)
+
+
+@pytest.mark.rule(id="flatten.assistant-with-calls")
+@example(message=TWO_CALLS).via("flatten.assistant-with-calls:calls-in-order")
 @given(message=s.assistant_messages(with_calls=True))
 def test_content_then_one_line_per_call(impl, message):
-    """An assistant message with calls is its content, a newline if non-empty, then the call lines joined by newlines."""
+    """An assistant message with calls is its content, a newline if non-empty, then the call lines joined by
+    newlines."""
     request = params(_closed([USER, message]))
     got = _second(impl, request, "flatten.assistant-with-calls")
     check_equal(got["role"], "assistant", "flatten.assistant-with-calls", "the message changed role", input=request)
@@ -73,13 +184,19 @@ def test_content_then_one_line_per_call(impl, message):
     check(text.startswith(head), "flatten.assistant-with-calls", "the content does not come first, then a newline",
           input=request, actual=text)
     rest = text[len(head):].split("\n")
-    check(len(rest) == len(message["tool_calls"]) and all(line.startswith("[tool_call: ") and line.endswith("]")
-                                                          for line in rest),
-          "flatten.assistant-with-calls", "after the content there is not exactly one line per call, no trailing newline",
-          input=request, actual=text)
+    if not (len(rest) == len(message["tool_calls"])
+            and all(line.startswith("[tool_call: ") and line.endswith("]") for line in rest)):
+        for call in message["tool_calls"]:  # a wrong line of its own is the line's rule, not this one
+            _lone_line(impl, call)
+        check(False, "flatten.assistant-with-calls",
+              "after the content there is not exactly one line per call, no trailing newline", input=request,
+              actual=text)
     names = [line[len("[tool_call: "):].split(" {", 1)[0] for line in rest]
     check_equal(names, [call["name"] for call in message["tool_calls"]], "flatten.assistant-with-calls",
                 "the call lines are not in the calls' order", input=request)
+
+
+# -- flatten.call-ids-hidden --------------------------------------------------------------------------------------
 
 
 @pytest.mark.rule(id="flatten.call-ids-hidden")
@@ -95,7 +212,45 @@ def test_call_ids_are_not_rendered(impl):
           "a tool-call id was rendered", input=request, actual=messages)
 
 
+def _assistant(content, *calls):
+    return {"role": "assistant", "content": content, "tool_calls": [_call(name, args, i) for i, name, args in calls]}
+
+
+def _result(call_id, name="bash", content="ok"):
+    return {"role": "tool", "name": name, "tool_call_id": call_id, "content": content}
+
+
+#: Transcripts as functions of an id naming scheme, so the same transcript can be shaped with two sets of ids.
+ID_CASES = {
+    "parallel-calls": lambda i: [USER, _assistant("both", (i(1), "read", {"path": "a.go"}), (i(2), "grep", {"p": "x"})),
+                                 _result(i(1), "read"), _result(i(2), "grep"), AFTER],
+    "call-and-result": lambda i: [USER, _assistant("", (i(1), "bash", {"cmd": "ls"})), _result(i(1)), AFTER],
+    "several-messages": lambda i: [USER, _assistant("", (i(1), "bash", {"cmd": "ls"})), _result(i(1)),
+                                   _assistant("then", (i(2), "bash", {"cmd": "pwd"})), _result(i(2)), AFTER],
+    "advisor-call": lambda i: [USER, _assistant("", (i(1), "advisor", {"question": "ok?"})),
+                               _result(i(1), "advisor", "looks fine"), AFTER],
+    "in-flight-calls": lambda i: [USER, _assistant("Now asking.", (i(1), "advisor", {}), (i(2), "bash", {"c": "x"}))],
+}
+ID_SCHEMES = [lambda n: f"call_Q7xk{n}ZpA9", lambda n: f"toolu_01HxYz{n}Wq"]
+
+
 @pytest.mark.rule(id="flatten.call-ids-hidden")
+@pytest.mark.parametrize("case", list(ID_CASES))
+def test_other_ids_give_the_same_request(impl, case):
+    """Call ids (of calls, of the results that answer them, of the in-flight message) appear nowhere, and shaping
+    the same transcript with other ids gives the same request."""
+    requests = [params(ID_CASES[case](scheme)) for scheme in ID_SCHEMES]
+    first, second = (shape(impl, request, "flatten.call-ids-hidden") for request in requests)
+    ids = {ID_SCHEMES[0](n) for n in (1, 2)}
+    shown = sorted(i for i in ids if any(i in message["content"] for message in first))
+    check(not shown, "flatten.call-ids-hidden", f"tool-call ids were rendered: {shown}", input=requests[0],
+          actual=first)
+    check_equal(second, first, "flatten.call-ids-hidden", "the request changes with the call ids alone",
+                input=requests)
+
+
+@pytest.mark.rule(id="flatten.call-ids-hidden")
+@example(message=TWO_CALLS, more=[BASH]).via("flatten.call-ids-hidden:parallel-calls")
 @given(message=s.assistant_messages(with_calls=True), more=st.lists(s.tool_calls(), min_size=1, max_size=3))
 def test_parallel_call_ids_are_not_rendered(impl, message, more):
     """Ids of parallel calls, and of the results that answer them, appear nowhere in the request."""
@@ -106,173 +261,3 @@ def test_parallel_call_ids_are_not_rendered(impl, message, more):
     shown = sorted({call["id"] for call in calls for m in messages if call["id"] in m["content"]})
     check(not shown, "flatten.call-ids-hidden", f"tool-call ids were rendered: {shown}", input=request,
           actual=messages)
-
-
-@pytest.mark.rule(id="flatten.args-json")
-@given(arguments=st.dictionaries(st.text(max_size=10), s.json_values(strings=st.text(max_size=40)), max_size=5))
-def test_args_json_parses_back(impl, arguments):
-    """The <args-json> of a call with no string long enough to elide parses back to exactly its arguments."""
-    _, parsed = rendered_arguments(impl, arguments, "flatten.args-json")
-    check_equal(oracle.normalise_numbers(parsed), oracle.normalise_numbers(arguments), "flatten.args-json",
-                "the <args-json> does not parse back to the arguments", input=arguments)
-
-
-def _requires_origin_encoding(impl):
-    if impl.option("args_json", "semantic") != "origin":
-        pytest.skip(f"{impl.name} declares args_json={impl.option('args_json', 'semantic')}, not the origin encoding")
-
-
-@pytest.mark.rule(id="flatten.args-json-origin-encoding")
-@pytest.mark.parametrize(
-    "arguments, expected",
-    [
-        ({"b": 1, "a": [True, None, 2.5]}, '{"a":[true,null,2.5],"b":1}'),
-        ({"html": "<a href='x'>&</a>"}, '{"html":"\\u003ca href=\'x\'\\u003e\\u0026\\u003c/a\\u003e"}'),
-        ({"sep": "line\u2028para\u2029end"}, '{"sep":"line\\u2028para\\u2029end"}'),
-        ({"ctl": "tab\tnl\ncr\r\x01\x7f", "q": "\"\\"}, '{"ctl":"tab\\tnl\\ncr\\r\\u0001\x7f","q":"\\"\\\\"}'),
-        ({"n": [1.0, 100.0, 1e21, 1e-7, 0.000001, 123456789012345678901234567890, -0.5]},
-         '{"n":[1,100,1e+21,1e-7,0.000001,1.2345678901234568e+29,-0.5]}'),
-        ({"é": "ü", "z": {}, "A": []}, '{"A":[],"z":{},"é":"ü"}'),
-        ({"cut": "a" * 998 + "€" * 2}, '{"cut":"' + "a" * 998 + '\\ufffd\\ufffd\u2026[elided, 1004 bytes total]"}'),
-    ],
-    ids=["sorted-compact", "html-escapes", "line-separators", "control-chars", "float64-numbers", "key-order-bytes",
-         "dangling-bytes"],
-)
-def test_origin_encoding_bytes(impl, arguments, expected):
-    """With the origin encoding declared, <args-json> is byte-for-byte Go's encoding of the decoded arguments."""
-    _requires_origin_encoding(impl)
-    text, _ = rendered_arguments(impl, arguments, "flatten.args-json-origin-encoding")
-    check_equal(text, expected, "flatten.args-json-origin-encoding", "the <args-json> is not the origin's encoding",
-                input=arguments)
-
-
-@pytest.mark.rule(id="flatten.args-json-origin-encoding")
-@given(arguments=s.arguments())
-def test_origin_encoding_is_compact_sorted_and_escaped(impl, arguments):
-    """With the origin encoding declared, <args-json> is compact, key-sorted and free of raw <, >, &, U+2028, U+2029."""
-    _requires_origin_encoding(impl)
-    text, parsed = rendered_arguments(impl, arguments, "flatten.args-json-origin-encoding")
-    for char in "<>&\u2028\u2029":
-        check(char not in text, "flatten.args-json-origin-encoding", f"{char!r} is not escaped", input=arguments,
-              actual=text)
-
-    def keys_sorted(pairs):
-        keys = [key.encode("utf-8") for key, _ in pairs]
-        check(keys == sorted(keys), "flatten.args-json-origin-encoding", "object keys are not sorted by their bytes",
-              input=arguments, actual=text)
-        return dict(pairs)
-
-    json.loads(text, object_pairs_hook=keys_sorted)
-    outside_strings = JSON_STRING.sub("", text)
-    check(not any(char.isspace() for char in outside_strings), "flatten.args-json-origin-encoding",
-          "the encoding is not compact: white space outside strings", input=arguments, actual=text)
-
-
-@pytest.mark.rule(id="flatten.tool-result")
-@given(name=s.tool_names().filter(lambda n: n != "advisor"), content=st.text(min_size=1, max_size=80))
-@example(name="bash", content="  padded output\n")
-def test_tool_result_becomes_user_message(impl, name, content):
-    """A tool result is a user message `[tool_result: <name>]`, a newline, then the content."""
-    transcript = [USER, {"role": "tool", "name": name, "tool_call_id": "call_1", "content": content}, AFTER]
-    request = params(transcript)
-    got = _second(impl, request, "flatten.tool-result")
-    check_equal(got, {"role": "user", "content": f"[tool_result: {name}]\n{content}"}, "flatten.tool-result",
-                "the tool result is not rendered as [tool_result: <name>] + newline + content", input=request)
-
-
-@pytest.mark.rule(id="flatten.empty-tool-result")
-@pytest.mark.parametrize("name", ["bash", "advisor"])
-def test_empty_result_reads_empty(impl, strings, name):
-    """An empty tool result (of any tool, the advisor's included) is written as `(empty)`."""
-    transcript = [USER, {"role": "tool", "name": name, "tool_call_id": "call_1", "content": ""}, AFTER]
-    request = params(transcript)
-    got = _second(impl, request, "flatten.empty-tool-result")
-    prefix = strings["advisor_note_prefix"] if name == "advisor" else f"[tool_result: {name}]"
-    check_equal(got["content"], f"{prefix}\n(empty)", "flatten.empty-tool-result",
-                "an empty tool result is not written as (empty)", input=request)
-
-
-@pytest.mark.rule(id="flatten.tool-result-uncapped")
-def test_large_tool_results_are_whole(impl):
-    """A 200 KB tool result reaches the request whole, without elision."""
-    content = ("line of build output " * 10)[:200] * 1000
-    transcript = [USER, {"role": "tool", "name": "bash", "tool_call_id": "call_1", "content": content}, AFTER]
-    request = params(transcript)
-    got = _second(impl, request, "flatten.tool-result-uncapped")
-    check_equal(got["content"], f"[tool_result: bash]\n{content}", "flatten.tool-result-uncapped",
-                "a large tool result was capped or changed", input=request)
-
-
-@pytest.mark.rule(id="flatten.advisor-note")
-def test_advisor_prefix_is_not_a_tool_result(strings):
-    """The declared advisor-note prefix is not `[tool_result: advisor]`."""
-    prefix = strings["advisor_note_prefix"]
-    check(prefix.strip() != "[tool_result: advisor]" and not prefix.startswith("[tool_result:"),
-          "flatten.advisor-note", "the declared advisor-note prefix reads as a plain tool result", actual=prefix)
-
-
-@pytest.mark.rule(id="flatten.advisor-note")
-@given(content=st.text(min_size=1, max_size=120))
-def test_advisor_result_becomes_revisable_note(impl, strings, content):
-    """An advisor result is a user message: the declared note prefix, a newline, then the content."""
-    transcript = [USER, {"role": "tool", "name": "advisor", "tool_call_id": "call_9", "content": content}]
-    request = params(transcript)
-    got = _second(impl, request, "flatten.advisor-note")
-    check_equal(got, {"role": "user", "content": f"{strings['advisor_note_prefix']}\n{content}"},
-                "flatten.advisor-note", "the advisor result is not rendered with the declared note prefix",
-                input=request)
-
-
-REASONING = "SECRET-REASONING-7f3a"
-SIGNATURE = "SECRET-SIGNATURE-91c2"
-
-
-@pytest.mark.rule(id="flatten.reasoning-cleared")
-@given(transcript=s.transcripts(max_size=5), where=st.integers(0, 4))
-def test_reasoning_never_reaches_the_request(impl, transcript, where):
-    """Reasoning content of any message, the in-flight one included, appears nowhere in the request."""
-    transcript = [*transcript, {"role": "assistant", "content": "thinking it over", "reasoning_content": REASONING,
-                                "tool_calls": [{"id": "c", "name": "bash", "arguments": {"cmd": "ls"}}]}]
-    transcript.insert(min(where, len(transcript) - 1),
-                      {"role": "assistant", "content": "ok", "reasoning_content": REASONING})
-    request = params(transcript)
-    messages = shape(impl, request, "flatten.reasoning-cleared")
-    check(all(REASONING not in message["content"] for message in messages), "flatten.reasoning-cleared",
-          "reasoning content reached the request", input=request, actual=messages)
-
-
-@pytest.mark.rule(id="flatten.metadata-cleared")
-def test_metadata_never_reaches_the_request(impl):
-    """Provider metadata such as a thinking signature appears nowhere in the request."""
-    meta = {"anthropic": {"thinking_signature": SIGNATURE}}
-    transcript = [{"role": "user", "content": "hi", "metadata": meta},
-                  {"role": "assistant", "content": "hello", "metadata": meta},
-                  {"role": "assistant", "content": "", "metadata": meta,
-                   "tool_calls": [{"id": "c", "name": "bash", "arguments": {}}]},
-                  {"role": "tool", "name": "bash", "tool_call_id": "c", "content": "ok", "metadata": meta}]
-    request = params(transcript)
-    messages = shape(impl, request, "flatten.metadata-cleared")
-    check(all(SIGNATURE not in message["content"] for message in messages), "flatten.metadata-cleared",
-          "provider metadata reached the request", input=request, actual=messages)
-
-
-@pytest.mark.rule(id="flatten.plain-messages-kept")
-@given(plain=st.lists(st.one_of(s.system_messages(), s.user_messages(), s.assistant_messages(with_calls=False)),
-                      max_size=6))
-@example(plain=[{"role": "assistant", "content": "ends with white space \n"}])
-def test_plain_messages_keep_role_and_content(impl, plain):
-    """System, user and call-free assistant messages keep their role and content."""
-    request = params(_closed(plain))
-    got = body(shape(impl, request, "flatten.plain-messages-kept"))
-    expected = [{"role": m["role"], "content": m["content"]} for m in _closed(plain)]
-    check_equal(got, expected, "flatten.plain-messages-kept", "a plain message changed", input=request)
-
-
-@pytest.mark.rule(id="flatten.deterministic")
-@given(transcript=s.transcripts(), question=s.questions())
-def test_same_input_same_bytes(impl, transcript, question):
-    """Shaping the same input twice gives identical messages and leaves the input as it was."""
-    request = params(transcript, question=question)
-    first = shape(impl, request, "flatten.deterministic", check_mutation=True)
-    second = shape(impl, request, "flatten.deterministic", check_mutation=True)
-    check_equal(second, first, "flatten.deterministic", "two calls with the same input differ", input=request)
