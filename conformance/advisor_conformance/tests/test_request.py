@@ -1,4 +1,7 @@
-"""The shape of the advisor request (spec: Request flow, Payload shaping; clarifications §5)."""
+"""The shape of the advisor request (spec: Request flow, Payload shaping; clarifications §5).
+
+The prefix-stability rules are in test_request_prefix.py.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +12,21 @@ import pytest
 
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
-from advisor_conformance.checks import check, check_equal
-from advisor_conformance.shaping import body, check_segments, file_param, final, params, shape
+from advisor_conformance.checks import RuleViolation, answer_of, check, check_equal, violation
+from advisor_conformance.scenarios import call, requests_of, run, scenario
+from advisor_conformance.shaping import (
+    body, check_segments, file_param, files_part, final, params, shape,
+)
+
+CALL = {"id": "c1", "name": "bash", "arguments": {"cmd": "pytest -q"}}
+RESULT = {"role": "tool", "name": "bash", "tool_call_id": "c1", "content": "3 passed"}
+ADVISOR_CALL = {"id": "a1", "name": "advisor", "arguments": {"question": "Is this right?"}}
+ADVISOR_RESULT = {"role": "tool", "name": "advisor", "tool_call_id": "a1", "content": "Mostly; check the edge case."}
+# A snapshot's last message before the final one is no user message in the order tests, so that an implementation
+# that merges the final message into a preceding user message is blamed on request.message-sequence alone.
+SYSTEM = {"role": "system", "content": "You are a coding agent."}
+FILE_A = ("src/zeta.py", b"def zeta():\n    return 1\n")
+FILE_B = ("docs/alpha.md", b"# Alpha\n")
 
 
 def _files(pairs):
@@ -27,15 +43,105 @@ def _kept_roles(transcript):
     return ["user" if message["role"] == "tool" else message["role"] for message in transcript[: _kept(transcript)]]
 
 
+def one_failure(body, *args):
+    """Run a property's body, raising any failure from this one place: when several explicit examples fail, hypothesis
+    then reports the first alone, blamed on the rules its check names, not a group blamed on the test's own rule."""
+    try:
+        body(*args)
+        return
+    except RuleViolation as failure:
+        caught = failure
+    raise RuleViolation(str(caught), caught.rules, caught.checked)
+
+
+def shape_valid(impl, request, rule):
+    """The messages for valid input; an error fails naming ``rule``, or transcript.roles when the snapshot alone is
+    refused too (a well-formed message the implementation does not accept)."""
+    answer = answer_of(impl, "shape", request, rule)
+    if "error" in answer:
+        bare = params(request["transcript"])
+        alone = answer_of(impl, "shape", bare, "transcript.roles")
+        check("error" not in alone, "transcript.roles", "a well-formed snapshot was refused", input=bare,
+              actual=alone.get("error"))
+        raise violation(rule, "shape answered an error for valid input", input=request, actual=answer["error"])
+    return answer["messages"]
+
+
+def _last_message_control(impl, strings, transcript):
+    """Control for a test that counts messages, on a two-message snapshot ending like ``transcript``: a trailing
+    assistant message leaves the transcript (inflight.assistant-removed), a message of another role stays
+    (inflight.other-role-stays), and the final message is not merged into it (request.message-sequence)."""
+    last = transcript[-1] if transcript else None
+    if not isinstance(last, dict):
+        return
+    if last.get("role") == "assistant":
+        request = params([{"role": "user", "content": "look at this"}, last])
+        kept = body(shape_valid(impl, request, "inflight.assistant-removed"))
+        check(all(message["role"] != "assistant" for message in kept), "inflight.assistant-removed",
+              "a trailing assistant message stayed in the transcript", input=request, actual=kept)
+        return
+    # The message before it renders with another role, so that nothing merges two messages of one role.
+    before = {"role": "user" if last.get("role") == "system" else "assistant", "content": "Looking."}
+    request = params([before, last])
+    messages = shape_valid(impl, request, "inflight.other-role-stays")
+    content, got = last.get("content"), final(messages)
+    merged = (isinstance(content, str) and content.strip() != "" and content in got
+              and not got.startswith(strings["inflight_label"]))
+    check(len(body(messages)) == 2, "request.message-sequence" if merged else "inflight.other-role-stays",
+          f"a snapshot of 2 messages ending in a {last.get('role')!r} message was flattened to "
+          f"{len(body(messages))} message(s)" + (", its last message merged into the final one" if merged else ""),
+          input=request, actual=messages)
+
+
+def _label_control(impl, strings):
+    """Control: an in-flight message's label opens the final message ahead of a question (inflight.label-at-head),
+    before an order test blames the order of the blocks."""
+    request = params([SYSTEM, {"role": "assistant", "content": "INFLIGHT-TEXT"}],
+                     question="Why?")
+    got = final(shape(impl, request, "inflight.label-at-head"))
+    check(got.startswith(strings["inflight_label"]), "inflight.label-at-head",
+          "the trailing message does not open with the declared in-flight label", input=request, actual=got)
+
+
+def _blank_question_control(impl, strings, question):
+    """Control: a question that is blank after trimming adds nothing to the final message
+    (question.omitted-when-empty), before an order test blames what stands before the guidance request."""
+    if not question or oracle.trim(question):
+        return
+    request = params([SYSTEM], question=question)
+    got = files_part(final(shape(impl, request, "question.omitted-when-empty")), strings, input=request)
+    check_equal(got, "", "question.omitted-when-empty", "a blank question left text behind", input=request)
+
+
 @pytest.mark.rule(id="request.message-sequence")
+@example(transcript=[], question="", files=[]).via("request.message-sequence:empty-snapshot")
+@example(transcript=[{"role": "user", "content": "a"}, {"role": "system", "content": "b"}], question="", files=[]
+         ).via("request.message-sequence:system-mid-snapshot")
+@example(transcript=[{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "Fix it."}],
+         question="Why does it fail?", files=[]).via("request.message-sequence:ends-with-user")
+@example(transcript=[{"role": "user", "content": "run"}, {"role": "assistant", "content": "", "tool_calls": [CALL]},
+                     RESULT], question="", files=[FILE_A]).via("request.message-sequence:ends-with-tool-result")
+@example(transcript=[{"role": "user", "content": "a"}, {"role": "user", "content": "b"},
+                     {"role": "assistant", "content": "c"}, {"role": "assistant", "content": "d"},
+                     {"role": "user", "content": "e"}], question="", files=[]
+         ).via("request.message-sequence:consecutive-same-role")
+@example(transcript=[{"role": "user", "content": "go"},
+                     {"role": "assistant", "content": "On it.", "tool_calls": [CALL]}, RESULT,
+                     {"role": "assistant", "content": "Asking.", "tool_calls": [ADVISOR_CALL]}],
+         question="ok?", files=[FILE_A, FILE_B]).via("request.message-sequence:in-flight-files-and-question")
 @given(transcript=s.transcripts(), question=s.questions(), files=s.files(max_size=3))
-@example(transcript=[{"role": "user", "content": "a"}, {"role": "system", "content": "b"}], question="", files=[])
-def test_system_then_snapshot_then_one_user_message(impl, transcript, question, files):
+def test_system_then_snapshot_then_one_user_message(impl, strings, transcript, question, files):
     """The request is the system prompt, one message per kept snapshot message, and one trailing user message."""
+    one_failure(_system_then_snapshot_then_one_user_message, impl, strings, transcript, question, files)
+
+
+def _system_then_snapshot_then_one_user_message(impl, strings, transcript, question, files):
+    _last_message_control(impl, strings, transcript)
     request = params(transcript, question=question, files=_files(files))
-    messages = shape(impl, request, "request.message-sequence")
+    messages = shape_valid(impl, request, "request.message-sequence")
     check_equal(len(messages), _kept(transcript) + 2, "request.message-sequence",
-                "the request does not hold one message per kept snapshot message plus two", input=request)
+                "the request does not hold one message per kept snapshot message plus two", input=request,
+                actual=[m["role"] for m in messages])
     check(messages[0]["role"] == "system" and messages[-1]["role"] == "user", "request.message-sequence",
           "the request does not open with a system message and end with a user message", input=request,
           actual=[m["role"] for m in messages])
@@ -45,35 +151,91 @@ def test_system_then_snapshot_then_one_user_message(impl, transcript, question, 
 
 
 @pytest.mark.rule(id="request.system-prompt")
+@example(transcript=[], question="", files=[]).via("request.system-prompt:empty-snapshot")
+@example(transcript=[{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "hi"}],
+         question="", files=[]).via("request.system-prompt:snapshot-opens-with-system")
+@example(transcript=[{"role": "user", "content": "hi"}], question="Is the plan sound?", files=[FILE_A, FILE_B]
+         ).via("request.system-prompt:question-and-files")
+@example(transcript=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Working on it."}],
+         question="", files=[]).via("request.system-prompt:in-flight")
 @given(transcript=s.transcripts(max_size=4), question=s.questions(), files=s.files(max_size=2))
 def test_first_message_is_the_declared_system_prompt(impl, strings, transcript, question, files):
     """The first message is a system message with exactly the declared system prompt, whatever the question and files."""
+    one_failure(_first_message_is_the_declared_system_prompt, impl, strings, transcript, question, files)
+
+
+def _first_message_is_the_declared_system_prompt(impl, strings, transcript, question, files):
     request = params(transcript, question=question, files=_files(files))
-    messages = shape(impl, request, "request.system-prompt")
+    messages = shape_valid(impl, request, "request.system-prompt")
     check_equal(messages[0], {"role": "system", "content": strings["system_prompt"]}, "request.system-prompt",
                 "the first message is not the declared system prompt", input=request)
 
 
 @pytest.mark.rule(id="request.no-tools")
+@example(transcript=[{"role": "user", "content": "go"},
+                     {"role": "assistant", "content": "Two calls.", "tool_calls": [CALL, ADVISOR_CALL]},
+                     RESULT, ADVISOR_RESULT, {"role": "user", "content": "next"}]
+         ).via("request.no-tools:calls-and-results")
+@example(transcript=[{"role": "user", "content": "go"},
+                     {"role": "assistant", "content": "Hm.", "reasoning_content": "think",
+                      "metadata": {"thinking_signature": "c2ln"}, "tool_calls": [CALL]},
+                     {**RESULT, "metadata": {"exit_code": 0}}]).via("request.no-tools:reasoning-and-metadata")
+@example(transcript=[{"role": "user", "content": "go"},
+                     {"role": "assistant", "content": "Asking.", "tool_calls": [ADVISOR_CALL]}]
+         ).via("request.no-tools:in-flight-with-calls")
 @given(transcript=s.transcripts())
 def test_no_tool_structure_survives(impl, transcript):
     """No message of the request has the tool role or any field besides role and content."""
+    one_failure(_no_tool_structure_survives, impl, transcript)
+
+
+def _no_tool_structure_survives(impl, transcript):
     request = params(transcript)
-    messages = shape(impl, request, "request.no-tools")
+    messages = shape_valid(impl, request, "request.no-tools")
     for message in messages:
-        check(set(message) == {"role", "content"} and message["role"] in ("system", "user", "assistant"),
-              "request.no-tools", "a message carries tool structure", input=request, actual=message)
+        check(set(message) == {"role", "content"} and message["role"] in ("system", "user", "assistant")
+              and isinstance(message["content"], str), "request.no-tools", "a message carries tool structure",
+              input=request, actual=message)
+
+
+@pytest.mark.rule(id="request.no-tools")
+def test_provider_request_carries_no_tool_definitions(impl):
+    """The provider request of a call whose snapshot holds tool calls and results carries no tool definitions."""
+    snapshot = [{"role": "user", "content": "go"}, {"role": "assistant", "content": "", "tool_calls": [CALL]}, RESULT,
+                {"role": "assistant", "content": "", "tool_calls": [ADVISOR_CALL]}]
+    request = scenario([{"call": call(input={"question": "ok?"}, snapshot=snapshot)}])
+    answer = run(impl, request, "request.no-tools")
+    for sent in requests_of(answer, 0):
+        check_equal(sent["tools"], [], "request.no-tools", "the provider request carries tool definitions",
+                    input=request)
+
+
+def _final_of(impl, strings, request):
+    """The final message of a request of the order tests, after the checks of what they rely on: one message per kept
+    snapshot message and one final message (request.message-sequence: no file or question in a message of its own),
+    and the final message ending with the guidance request (request.guidance-request)."""
+    transcript = request["transcript"]
+    _last_message_control(impl, strings, transcript)
+    messages = shape_valid(impl, request, "request.final-message-order")
+    check_equal(len(messages), _kept(transcript) + 2, "request.message-sequence",
+                "the request does not hold one message per kept snapshot message plus two", input=request,
+                actual=[message["role"] for message in messages])
+    got = final(messages)
+    check(got.endswith(strings["guidance_request"]), "request.guidance-request",
+          "the trailing message does not end with the declared guidance request", input=request, actual=got)
+    return got
 
 
 @pytest.mark.rule(id="request.final-message-order")
 def test_final_message_holds_blocks_in_order(impl, strings):
     """The trailing user message is the in-flight block, the files, the question, then the guidance request."""
-    transcript = [{"role": "user", "content": "make the tests pass"},
+    _label_control(impl, strings)
+    transcript = [{"role": "user", "content": "make the tests pass"}, SYSTEM,
                   {"role": "assistant", "content": "I will rewrite parse() next.",
                    "tool_calls": [{"id": "c1", "name": "advisor", "arguments": {"question": "ok?"}}]}]
     request = params(transcript, question="Is rewriting parse() wise?",
                      files=[file_param("src/parse.py", "def parse(): ...\n"), file_param("README.md", "# Parser\n")])
-    got = final(shape(impl, request, "request.final-message-order"))
+    got = _final_of(impl, strings, request)
     segments = [(f"{strings['inflight_label']}\nI will rewrite parse() next.\n\n", "inflight.block-layout"),
                 (oracle.file_block("src/parse.py", b"def parse(): ...\n"), "files.render-format"),
                 (oracle.file_block("README.md", b"# Parser\n"), "files.render-format"),
@@ -85,14 +247,28 @@ def test_final_message_holds_blocks_in_order(impl, strings):
 
 
 @pytest.mark.rule(id="request.final-message-order")
+@example(inflight=False, files=[], question="").via("request.final-message-order:guidance-alone")
+@example(inflight=True, files=[], question="Why?").via("request.final-message-order:in-flight-and-question")
+@example(inflight=True, files=[FILE_A], question="").via("request.final-message-order:in-flight-and-file")
+@example(inflight=False, files=[FILE_A, FILE_B], question="Why?").via("request.final-message-order:files-and-question")
+@example(inflight=True, files=[FILE_A, FILE_B], question=" \n\t").via("request.final-message-order:blank-question")
+@example(inflight=False, files=[], question="Why?").via("request.final-message-order:question-alone")
 @given(inflight=st.booleans(), files=s.files(max_size=2), question=s.questions())
 def test_blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, files, question):
-    """Whichever blocks are present, they appear in the order in-flight, files, question, guidance request."""
-    transcript = [{"role": "user", "content": "go"}]
+    """Whichever blocks are present, they appear in the order in-flight, files (as given), question, guidance
+    request."""
+    one_failure(_blocks_keep_their_order_when_some_are_missing, impl, strings, inflight, files, question)
+
+
+def _blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, files, question):
+    if inflight:
+        _label_control(impl, strings)
+    _blank_question_control(impl, strings, question)
+    transcript = [{"role": "user", "content": "go"}, {"role": "assistant", "content": "Looking."}, SYSTEM]
     if inflight:
         transcript.append({"role": "assistant", "content": "INFLIGHT-TEXT"})
     request = params(transcript, question=question, files=_files(files))
-    got = final(shape(impl, request, "request.final-message-order"))
+    got = _final_of(impl, strings, request)
     capped = oracle.cap_files([(d, len(d)) for _, d in files])
     segments = [(f"{strings['inflight_label']}\nINFLIGHT-TEXT\n\n", "inflight.block-layout")] if inflight else []
     segments += [(oracle.file_block(path, content), ["files.render-format", "files.aggregate-cap", "files.per-file-cap"])
@@ -108,79 +284,22 @@ def test_blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, 
 
 
 @pytest.mark.rule(id="request.guidance-request")
-@given(transcript=s.transcripts(), question=s.questions())
-def test_final_message_ends_with_guidance_request(impl, strings, transcript, question):
+@example(transcript=[], question="", files=[]).via("request.guidance-request:empty-snapshot")
+@example(transcript=[{"role": "user", "content": "hi"}], question="Why?", files=[]
+         ).via("request.guidance-request:after-question")
+@example(transcript=[{"role": "user", "content": "hi"}], question="  \n", files=[FILE_A]
+         ).via("request.guidance-request:after-file-blank-question")
+@example(transcript=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Working."}], question="",
+         files=[]).via("request.guidance-request:after-in-flight")
+@given(transcript=s.transcripts(), question=s.questions(), files=s.files(max_size=2))
+def test_final_message_ends_with_guidance_request(impl, strings, transcript, question, files):
     """The trailing user message ends with the declared request for guidance."""
-    request = params(transcript, question=question)
-    got = final(shape(impl, request, "request.guidance-request"))
+    one_failure(_final_message_ends_with_guidance_request, impl, strings, transcript, question, files)
+
+
+def _final_message_ends_with_guidance_request(impl, strings, transcript, question, files):
+    request = params(transcript, question=question, files=_files(files))
+    got = final(shape_valid(impl, request, "request.guidance-request"))
     check(got.endswith(strings["guidance_request"]), "request.guidance-request",
           "the trailing message does not end with the declared guidance request", input=request, actual=got)
 
-
-@pytest.mark.rule(id="request.prefix-stable-across-calls")
-@given(transcript=s.transcripts(), first=st.tuples(s.questions(), s.files(max_size=3)),
-       second=st.tuples(s.questions(), s.files(max_size=3)))
-def test_files_and_question_change_only_the_last_message(impl, transcript, first, second):
-    """For one snapshot, calls with different files or questions differ only in the final message."""
-    a = params(transcript, question=first[0], files=_files(first[1]))
-    b = params(transcript, question=second[0], files=_files(second[1]))
-    messages_a = shape(impl, a, "request.prefix-stable-across-calls")
-    messages_b = shape(impl, b, "request.prefix-stable-across-calls")
-    check_equal(messages_b[:-1], messages_a[:-1], "request.prefix-stable-across-calls",
-                "two calls on one snapshot differ before the final message", input={"first": a, "second": b})
-
-
-# An agent's session as it grows: reads, edits, commands, an earlier advisor call, and the in-flight message.
-SESSION = [
-    {"role": "system", "content": "You are a coding agent."},
-    {"role": "user", "content": "The checkout tests fail since the refactor; fix them."},
-    {"role": "assistant", "content": "Let me run the tests first.",
-     "tool_calls": [{"id": "c1", "name": "bash", "arguments": {"cmd": "pytest tests/test_checkout.py -x"}}]},
-    {"role": "tool", "name": "bash", "tool_call_id": "c1", "content": "FAILED test_total - assert 90 == 100"},
-    {"role": "assistant", "content": "",
-     "tool_calls": [{"id": "c2", "name": "read", "arguments": {"path": "shop/checkout.py"}},
-                    {"id": "c3", "name": "grep", "arguments": {"pattern": "discount", "path": "shop"}}]},
-    {"role": "tool", "name": "read", "tool_call_id": "c2", "content": "def total(cart):\n    return sum(cart)\n"},
-    {"role": "tool", "name": "grep", "tool_call_id": "c3", "content": "shop/pricing.py:12: def discount(x):"},
-    {"role": "assistant", "content": "The discount is applied twice.",
-     "tool_calls": [{"id": "c4", "name": "advisor", "arguments": {"question": "Remove the second discount?"}}]},
-    {"role": "tool", "name": "advisor", "tool_call_id": "c4", "content": "Yes, but check the coupon path too."},
-    {"role": "assistant", "content": "",
-     "tool_calls": [{"id": "c5", "name": "edit", "arguments": {"path": "shop/checkout.py", "new": "x" * 1500}}]},
-    {"role": "tool", "name": "edit", "tool_call_id": "c5", "content": ""},
-    {"role": "user", "content": "Also keep the old API working."},
-    {"role": "assistant", "content": "Running the whole suite now.",
-     "tool_calls": [{"id": "c6", "name": "bash", "arguments": {"cmd": "pytest -q"}}]},
-    {"role": "tool", "name": "bash", "tool_call_id": "c6", "content": "2 failed, 118 passed\n" * 40},
-    {"role": "assistant", "content": "Two failures remain in the coupon path.", "reasoning_content": "hmm"},
-    {"role": "assistant", "content": "I will ask before rewriting coupons.",
-     "tool_calls": [{"id": "c7", "name": "advisor", "arguments": {"question": "Rewrite coupons?"}}]},
-]
-
-
-@pytest.mark.rule(id="request.prefix-stable-on-append")
-@pytest.mark.parametrize("question", ["", "Is this the right fix?"], ids=["no-question", "question"])
-def test_session_grown_message_by_message_keeps_its_prefix(impl, question):
-    """As a session grows one message at a time, each request's messages but the final one open the next request."""
-    previous = None
-    for size in range(len(SESSION) + 1):
-        request = params(SESSION[:size], question=question)
-        messages = shape(impl, request, "request.prefix-stable-on-append")
-        if previous is not None:
-            earlier = previous[:-1]
-            check_equal(messages[: len(earlier)], earlier, "request.prefix-stable-on-append",
-                        f"an earlier rendered message changed when message {size - 1} was appended", input=request)
-        previous = messages
-
-
-@pytest.mark.rule(id="request.prefix-stable-on-append")
-@given(transcript=s.transcripts(), appended=s.transcripts(min_size=1, max_size=4), question=s.questions())
-def test_appending_keeps_earlier_messages_byte_identical(impl, transcript, appended, question):
-    """When the conversation grows by appending, each earlier message but the final one stays byte-identical."""
-    before = params(transcript, question=question)
-    after = params(transcript + appended, question=question)
-    earlier = shape(impl, before, "request.prefix-stable-on-append")[:-1]
-    later = shape(impl, after, "request.prefix-stable-on-append")
-    check_equal(later[: len(earlier)], earlier, "request.prefix-stable-on-append",
-                "an earlier rendered message changed when the conversation grew",
-                input={"before": before, "appended": appended})

@@ -8,10 +8,47 @@ from hypothesis import strategies as st
 
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import answer_of, check, check_equal
-from advisor_conformance.shaping import body, flattened, params, shape, shape_error
+from advisor_conformance.shaping import body, params, shape, shape_error
+
+CALL = {"id": "c1", "name": "bash", "arguments": {"cmd": "pytest -q"}}
+NESTED = {"path": "src/app.py", "edits": [{"line": 3, "new": "x = 1"}, {"line": 9, "new": None}],
+          "options": {"dry_run": False, "depth": 2.5, "tags": []}}
 
 
 @pytest.mark.rule(id="transcript.roles")
+@example(transcript=[]).via("transcript.roles:empty")
+@example(transcript=[{"role": "system", "content": "You are a coding agent."},
+                     {"role": "user", "content": "Fix the build."}]).via("transcript.roles:system-and-user")
+@example(transcript=[{"role": "user", "content": "hi"}, {"role": "assistant", "content": "Hello."},
+                     {"role": "user", "content": "go on"}]).via("transcript.roles:assistant-text")
+@example(transcript=[{"role": "user", "content": "run it"}, {"role": "assistant", "content": "", "tool_calls": [CALL]},
+                     {"role": "tool", "name": "bash", "tool_call_id": "c1", "content": "3 passed"}]
+         ).via("transcript.roles:one-call-and-result")
+@example(transcript=[{"role": "user", "content": "edit"},
+                     {"role": "assistant", "content": "Three things at once.",
+                      "tool_calls": [CALL, {"id": "c2", "name": "edit", "arguments": NESTED},
+                                     {"id": "c3", "name": "list_dir", "arguments": {}}]},
+                     {"role": "tool", "name": "bash", "tool_call_id": "c1", "content": "ok"},
+                     {"role": "tool", "name": "edit", "tool_call_id": "c2", "content": ""},
+                     {"role": "tool", "name": "list_dir", "tool_call_id": "c3", "content": "src/\ntests/"}]
+         ).via("transcript.roles:several-calls-nested-arguments")
+@example(transcript=[{"role": "user", "content": "think"},
+                     {"role": "assistant", "content": "Done.", "reasoning_content": "first this, then that",
+                      "metadata": {"thinking_signature": "c2lnbmF0dXJl"}},
+                     {"role": "assistant", "content": "", "reasoning_content": "call it",
+                      "metadata": {"thinking_signature": "b3RoZXI="}, "tool_calls": [CALL]},
+                     {"role": "tool", "name": "bash", "tool_call_id": "c1", "content": "ok"}]
+         ).via("transcript.roles:reasoning-and-metadata")
+@example(transcript=[{"role": "user", "content": "ask"},
+                     {"role": "assistant", "content": "",
+                      "tool_calls": [{"id": "a1", "name": "advisor", "arguments": {"question": "ok?"}}]},
+                     {"role": "tool", "name": "advisor", "tool_call_id": "a1", "content": "Looks fine."},
+                     {"role": "user", "content": "\u00e9\u4e2d\U0001f600\nline two\ttab"}]
+         ).via("transcript.roles:advisor-result-and-unicode")
+@example(transcript=[{"role": "system", "content": "a"}, {"role": "system", "content": "b"},
+                     {"role": "user", "content": ""}, {"role": "user", "content": "c"},
+                     {"role": "assistant", "content": "d"}, {"role": "assistant", "content": " "}]
+         ).via("transcript.roles:repeated-roles-and-empty-text")
 @given(transcript=s.transcripts(max_size=10))
 def test_every_well_formed_transcript_is_accepted(impl, transcript):
     """A transcript of system, user, assistant (with calls, reasoning, metadata) and tool messages is shaped."""
@@ -19,58 +56,121 @@ def test_every_well_formed_transcript_is_accepted(impl, transcript):
 
 
 @pytest.mark.rule(id="transcript.roles")
-def test_openai_style_null_content_is_empty(impl):
-    """An assistant message whose content is null (only tool calls) is accepted as empty text."""
-    transcript = [{"role": "user", "content": "hi"},
-                  {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "name": "bash", "arguments": {}}]},
-                  {"role": "tool", "name": "bash", "tool_call_id": "c", "content": "ok"}]
-    message = flattened(shape(impl, params(transcript), "transcript.roles"), 1, "transcript.roles", input=transcript)
-    check_equal(message["content"], "[tool_call: bash {}]", "transcript.roles",
-                "a null content was not read as empty text", input=transcript)
+@pytest.mark.parametrize("tail", [[{"role": "tool", "name": "bash", "tool_call_id": "c", "content": "ok"}], []],
+                         ids=["before-its-result", "in-flight"])
+def test_openai_style_null_content_is_empty(impl, tail):
+    """An assistant message whose content is null (only tool calls) is shaped as one whose content is empty text."""
+    def transcript(content):
+        return [{"role": "user", "content": "hi"},
+                {"role": "assistant", "content": content, "tool_calls": [{"id": "c", "name": "bash", "arguments": {}}]},
+                *tail]
+
+    empty = shape(impl, params(transcript("")), "transcript.roles")
+    null = shape(impl, params(transcript(None)), "transcript.roles")
+    check_equal(null, empty, "transcript.roles", "a null content was not read as empty text",
+                input=transcript(None))
 
 
+def _tool_message(**extra):
+    return {"role": "tool", "name": "bash", "tool_call_id": "c", "content": "x", **extra}
+
+
+# (id, message, the field its error names: the text that must follow transcript[<index>] in the error's `at`)
 MALFORMED = [
-    ({"content": "no role"}, "role"),
-    ({"role": 7, "content": "role not a string"}, "role"),
-    ({"role": "user", "content": 42}, "content"),
-    ({"role": "user", "content": ["a", "b"]}, "content"),
-    ({"role": "assistant", "content": "", "tool_calls": {"id": "c"}}, "tool_calls"),
-    ({"role": "assistant", "content": "", "tool_calls": [{"id": "c", "name": "bash", "arguments": "{}"}]}, "arguments"),
-    ({"role": "assistant", "content": "", "tool_calls": [{"id": "c", "name": "bash", "arguments": [1]}]}, "arguments"),
-    ({"role": "assistant", "content": "", "tool_calls": [{"id": "c", "name": 7, "arguments": {}}]}, "name"),
-    ({"role": "tool", "name": 5, "tool_call_id": "c", "content": "x"}, "name"),
-    ({"role": "tool", "name": "bash", "tool_call_id": "c", "content": {"out": 1}}, "content"),
-    ({"role": "user", "content": "hi", "reasoning_content": 3}, "reasoning_content"),
-    ("just a string", ""),
-]
-MALFORMED_IDS = [
-    "missing-role", "role-not-a-string", "numeric-content", "array-content", "tool-calls-object", "arguments-string",
-    "arguments-array", "call-name-number", "tool-name-number", "tool-content-object", "reasoning-number",
-    "message-not-object",
+    ("missing-role", {"content": "no role"}, "role"),
+    ("role-not-a-string", {"role": 7, "content": "role not a string"}, "role"),
+    ("role-null", {"role": None, "content": "x"}, "role"),
+    ("numeric-content", {"role": "user", "content": 42}, "content"),
+    ("array-content", {"role": "user", "content": ["a", "b"]}, "content"),
+    ("boolean-content", {"role": "system", "content": True}, "content"),
+    ("assistant-object-content", {"role": "assistant", "content": {"text": "hi"}}, "content"),
+    ("tool-content-object", _tool_message(content={"out": 1}), "content"),
+    ("tool-calls-on-user", {"role": "user", "content": "x", "tool_calls": [CALL]}, "tool_calls"),
+    ("tool-calls-on-system", {"role": "system", "content": "x", "tool_calls": [CALL]}, "tool_calls"),
+    ("tool-calls-on-tool", _tool_message(tool_calls=[CALL]), "tool_calls"),
+    ("tool-calls-object", {"role": "assistant", "content": "", "tool_calls": {"id": "c"}}, "tool_calls"),
+    ("tool-call-not-object", {"role": "assistant", "content": "", "tool_calls": ["bash {}"]}, "tool_calls"),
+    ("arguments-string", {"role": "assistant", "content": "",
+                          "tool_calls": [{"id": "c", "name": "bash", "arguments": "{}"}]}, "arguments"),
+    ("arguments-array", {"role": "assistant", "content": "",
+                         "tool_calls": [{"id": "c", "name": "bash", "arguments": [1]}]}, "arguments"),
+    ("arguments-null", {"role": "assistant", "content": "",
+                        "tool_calls": [{"id": "c", "name": "bash", "arguments": None}]}, "arguments"),
+    ("arguments-number", {"role": "assistant", "content": "go",
+                          "tool_calls": [{"id": "c", "name": "bash", "arguments": 3}]}, "arguments"),
+    ("second-call-arguments", {"role": "assistant", "content": "",
+                               "tool_calls": [CALL, {"id": "c2", "name": "read", "arguments": "src/a.py"}]},
+     "tool_calls[1].arguments"),
+    ("call-name-number", {"role": "assistant", "content": "",
+                          "tool_calls": [{"id": "c", "name": 7, "arguments": {}}]}, "name"),
+    ("tool-name-number", _tool_message(name=5), "name"),
+    ("tool-call-id-number", _tool_message(tool_call_id=12), "tool_call_id"),
+    ("reasoning-number", {"role": "user", "content": "hi", "reasoning_content": 3}, "reasoning_content"),
+    ("assistant-reasoning-object", {"role": "assistant", "content": "hi", "reasoning_content": {"steps": []}},
+     "reasoning_content"),
+    ("message-not-object", "just a string", ""),
+    ("message-null", None, ""),
+    ("message-array", [{"role": "user", "content": "hi"}], ""),
 ]
 
+BEFORE_LAST = [{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "run it"},
+               {"role": "assistant", "content": "", "tool_calls": [CALL]},
+               {"role": "tool", "name": "bash", "tool_call_id": "c1", "content": "ok"}]
+TEN = [{"role": "user" if index % 2 == 0 else "assistant", "content": f"message {index}"} for index in range(10)]
+MIDDLE = ([{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}], [{"role": "user", "content": "c"}])
+# Where the malformed message stands: alone, in the middle, last after system, assistant and tool messages (where an
+# assistant message is the in-flight one), and at index 10.
+POSITIONS = [([], []), MIDDLE, (BEFORE_LAST, []), (TEN, [{"role": "user", "content": "end"}])]
 
-@pytest.mark.rule(id="transcript.malformed-rejected")
-@pytest.mark.parametrize("bad, field", MALFORMED, ids=MALFORMED_IDS)
-@given(before=s.transcripts(max_size=4), after=s.transcripts(max_size=2))
-@example(before=[], after=[])
-@example(before=[{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}],
-         after=[{"role": "user", "content": "c"}])
-def test_malformed_message_is_rejected_naming_index_and_field(impl, bad, field, before, after):
-    """A malformed message anywhere in the snapshot is an invalid_input error that names its index and field."""
-    transcript = [*before, bad, *after]
-    index = len(before)
-    request = params(transcript)
-    error = shape_error(impl, request, "transcript.malformed-rejected")
-    check_equal(error["code"], "invalid_input", "transcript.malformed-rejected", "the error code is not invalid_input",
-                input=request)
+
+def _check_names(error, index, field, request, rule="transcript.malformed-rejected"):
+    """The error is invalid_input and its `at` names transcript[index] and the field."""
+    check_equal(error["code"], "invalid_input", rule, "the error code is not invalid_input", input=request,
+                actual=error)
     at = error.get("at", "")
-    check(at.startswith(f"transcript[{index}]") and field in at, "transcript.malformed-rejected",
+    check(at.startswith(f"transcript[{index}]") and field in at[len(f"transcript[{index}]"):], rule,
           f"the error's 'at' does not name transcript[{index}] and the field {field!r}", input=request, actual=error)
 
 
 @pytest.mark.rule(id="transcript.malformed-rejected")
-@pytest.mark.parametrize("transcript", ["not a list", {"role": "user"}, None], ids=["string", "object", "null"])
+@pytest.mark.parametrize("bad, field", [case[1:] for case in MALFORMED], ids=[case[0] for case in MALFORMED])
+@pytest.mark.parametrize("before, after", POSITIONS, ids=["first", "middle", "last", "two-digit-index"])
+def test_malformed_message_is_rejected_naming_index_and_field(impl, bad, field, before, after):
+    """A malformed message, first, in the middle, last (the in-flight place) or at a two-digit index, is an
+    invalid_input error that names its index and field."""
+    request = params([*before, bad, *after])
+    error = shape_error(impl, request, "transcript.malformed-rejected")
+    _check_names(error, len(before), field, request)
+
+
+@pytest.mark.rule(id="transcript.malformed-rejected")
+@given(before=s.transcripts(max_size=4), case=st.sampled_from(MALFORMED), after=s.transcripts(max_size=2))
+@example(before=[], case=MALFORMED[0], after=[]).via("transcript.malformed-rejected:alone")
+def test_malformed_message_among_any_messages_is_rejected(impl, before, case, after):
+    """A malformed message among any well-formed ones is an invalid_input error that names its index and field."""
+    _, bad, field = case
+    request = params([*before, bad, *after])
+    error = shape_error(impl, request, "transcript.malformed-rejected")
+    _check_names(error, len(before), field, request)
+
+
+@pytest.mark.rule(id="transcript.malformed-rejected")
+def test_of_two_malformed_messages_one_is_named(impl):
+    """With two malformed messages, the error names the index and field of one of them."""
+    transcript = [{"role": "user", "content": "a"}, {"role": "user", "content": 1},
+                  {"role": "assistant", "content": "b"}, {"role": "user", "content": "c", "tool_calls": [CALL]}]
+    request = params(transcript)
+    error = shape_error(impl, request, "transcript.malformed-rejected")
+    at = error.get("at", "")
+    check(error["code"] == "invalid_input" and (at.startswith("transcript[1].content")
+                                                or at.startswith("transcript[3].tool_calls")),
+          "transcript.malformed-rejected", "the error does not name transcript[1].content or transcript[3].tool_calls",
+          input=request, actual=error)
+
+
+@pytest.mark.rule(id="transcript.malformed-rejected")
+@pytest.mark.parametrize("transcript", ["not a list", {"role": "user"}, None, 3],
+                         ids=["string", "object", "null", "number"])
 def test_snapshot_that_is_not_a_list_is_rejected(impl, transcript):
     """A snapshot that is not an array of messages is an invalid_input error."""
     error = shape_error(impl, {"transcript": transcript}, "transcript.malformed-rejected")
@@ -104,6 +204,35 @@ def test_unknown_role_is_refused_or_kept_never_dropped(impl, index):
                   {"role": "user", "content": "three"}]
     transcript[index] = {"role": "narrator", "content": f"narrated at {index}"}
     _unknown_role_outcome(impl, transcript, index)
+
+
+@pytest.mark.rule(id="transcript.malformed-rejected")
+@pytest.mark.parametrize("role, index", [("User", 1), ("ASSISTANT", 2), ("Tool", 2), ("system ", 0)],
+                         ids=["user-capitalised-middle", "assistant-upper-case-last", "tool-capitalised-last",
+                              "system-trailing-space-first"])
+def test_role_in_another_spelling_is_an_unknown_role(impl, role, index):
+    """Roles are matched exactly: a known role in other letter case or with a space is an unknown role, refused naming
+    its index or kept with that very role, never read as the known role nor dropped."""
+    transcript = [{"role": "user", "content": "one"}, {"role": "assistant", "content": "two"},
+                  {"role": "user", "content": "three"}]
+    transcript[index] = {"role": role, "content": f"spelt {role!r}"}
+    _unknown_role_outcome(impl, transcript, index)
+
+
+@pytest.mark.rule(id="transcript.malformed-rejected")
+@pytest.mark.parametrize("index", [1, 2], ids=["middle", "last"])
+def test_unknown_role_with_tool_calls_is_rejected(impl, index):
+    """A message of an unknown role that carries tool calls is rejected naming its index (its role or its tool calls):
+    tool calls ride only on assistant messages."""
+    transcript = [{"role": "user", "content": "one"}, {"role": "user", "content": "two"},
+                  {"role": "user", "content": "three"}]
+    transcript[index] = {"role": "planner", "content": "plan", "tool_calls": [CALL]}
+    request = params(transcript)
+    error = shape_error(impl, request, "transcript.malformed-rejected")
+    at = error.get("at", "")
+    check(error["code"] == "invalid_input" and at.startswith(f"transcript[{index}]")
+          and ("role" in at or "tool_calls" in at), "transcript.malformed-rejected",
+          f"the error does not name transcript[{index}] and its role or tool_calls", input=request, actual=error)
 
 
 @pytest.mark.rule(id="transcript.malformed-rejected")
