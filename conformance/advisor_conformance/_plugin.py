@@ -164,6 +164,17 @@ def strict_should(config: pytest.Config) -> bool:
     return bool(config.getoption("strict_should")) or ini in ("1", "true", "yes", "on")
 
 
+def _violations(error: BaseException) -> list[RuleViolation]:
+    """The rule violations of a failure: the one raised, or every leaf of an exception group when each leaf is one
+    (several explicit examples of a property failing); empty when any part of the failure is not a violation."""
+    if isinstance(error, RuleViolation):
+        return [error]
+    if isinstance(error, BaseExceptionGroup):
+        leaves = [leaf for part in error.exceptions for leaf in (_violations(part) or [None])]
+        return leaves if leaves and all(leaf is not None for leaf in leaves) else []
+    return []
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     """Attribute a failure to the rules it breaks, apply the xfails file, and warn (not fail) for should rules."""
@@ -179,17 +190,23 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         return report
     rules = rules_of(item)
     failed_rules = rules
-    if report.failed and call.excinfo is not None and isinstance(call.excinfo.value, RuleViolation):
-        violation = call.excinfo.value
+    violations = _violations(call.excinfo.value) if report.failed and call.excinfo is not None else []
+    if violations:
         # A failure may be blamed on a rule the test does not carry: a precondition the test relies on (the
-        # request for guidance at the end of the final message, say) checked under that rule's own name.
+        # request for guidance at the end of the final message, say) checked under that rule's own name. Several
+        # explicit examples failing at once (an exception group) are blamed on the rules of each of them.
         catalogue = load_catalogue()
-        failed_rules = [rule for rule in violation.rules if rule in catalogue] or rules
+        blamed = [rule for violation in violations for rule in violation.rules if rule in catalogue]
+        failed_rules = list(dict.fromkeys(blamed)) or rules
         put_property(report, "failed_rules", failed_rules)
-        put_property(report, "checked_rules", [rule for rule in violation.checked if rule in rules])
+        checked = {rule for rule in violations[0].checked if rule in rules}
+        for violation in violations[1:]:
+            checked &= set(violation.checked)
+        put_property(report, "checked_rules", [rule for rule in rules if rule in checked])
         crash = getattr(report.longrepr, "reprcrash", None)
         if crash is not None:  # the short summary shows "[rule] what", not the exception's dotted type name
-            crash.message = str(violation)
+            more = f" (and {len(violations) - 1} more failing examples)" if len(violations) > 1 else ""
+            crash.message = str(violations[0]) + more
     if report.failed:
         command = rerun_command(item)
         if command:
