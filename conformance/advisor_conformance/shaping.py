@@ -225,7 +225,10 @@ def check_last_message_stays(impl: Implementation, last: Any) -> None:
     __tracebackhide__ = True
     if not isinstance(last, Mapping) or last.get("role") == "assistant":
         return
-    request = {"transcript": [{"role": "user", "content": "look at this"}, last]}
+    # the message before ``last`` is of another role, so that a merge of consecutive same-role messages (a
+    # request.message-sequence mistake) cannot pass for the last message being taken out
+    first = {"role": "assistant" if last.get("role") == "user" else "user", "content": "look at this"}
+    request = {"transcript": [first, last]}
     messages = shape(impl, request, "inflight.other-role-stays")
     if len(body(messages)) != 2:
         raise violation("inflight.other-role-stays", f"a transcript of 2 messages ending in a {last.get('role')!r} "
