@@ -12,7 +12,7 @@ import pytest
 
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
-from advisor_conformance.checks import RuleViolation, answer_of, check, check_equal, violation
+from advisor_conformance.checks import answer_of, check, check_equal, violation
 from advisor_conformance.scenarios import call, requests_of, run, scenario
 from advisor_conformance.shaping import (
     body, check_segments, file_param, files_part, final, params, shape,
@@ -41,17 +41,6 @@ def _kept(transcript):
 def _kept_roles(transcript):
     """The roles the kept snapshot messages render with, in order (a tool result becomes a user message)."""
     return ["user" if message["role"] == "tool" else message["role"] for message in transcript[: _kept(transcript)]]
-
-
-def one_failure(body, *args):
-    """Run a property's body, raising any failure from this one place: when several explicit examples fail, hypothesis
-    then reports the first alone, blamed on the rules its check names, not a group blamed on the test's own rule."""
-    try:
-        body(*args)
-        return
-    except RuleViolation as failure:
-        caught = failure
-    raise RuleViolation(str(caught), caught.rules, caught.checked)
 
 
 def shape_valid(impl, request, rule):
@@ -132,7 +121,7 @@ def _blank_question_control(impl, strings, question):
 @given(transcript=s.transcripts(), question=s.questions(), files=s.files(max_size=3))
 def test_system_then_snapshot_then_one_user_message(impl, strings, transcript, question, files):
     """The request is the system prompt, one message per kept snapshot message, and one trailing user message."""
-    one_failure(_system_then_snapshot_then_one_user_message, impl, strings, transcript, question, files)
+    _system_then_snapshot_then_one_user_message(impl, strings, transcript, question, files)
 
 
 def _system_then_snapshot_then_one_user_message(impl, strings, transcript, question, files):
@@ -161,7 +150,7 @@ def _system_then_snapshot_then_one_user_message(impl, strings, transcript, quest
 @given(transcript=s.transcripts(max_size=4), question=s.questions(), files=s.files(max_size=2))
 def test_first_message_is_the_declared_system_prompt(impl, strings, transcript, question, files):
     """The first message is a system message with exactly the declared system prompt, whatever the question and files."""
-    one_failure(_first_message_is_the_declared_system_prompt, impl, strings, transcript, question, files)
+    _first_message_is_the_declared_system_prompt(impl, strings, transcript, question, files)
 
 
 def _first_message_is_the_declared_system_prompt(impl, strings, transcript, question, files):
@@ -186,7 +175,7 @@ def _first_message_is_the_declared_system_prompt(impl, strings, transcript, ques
 @given(transcript=s.transcripts())
 def test_no_tool_structure_survives(impl, transcript):
     """No message of the request has the tool role or any field besides role and content."""
-    one_failure(_no_tool_structure_survives, impl, transcript)
+    _no_tool_structure_survives(impl, transcript)
 
 
 def _no_tool_structure_survives(impl, transcript):
@@ -257,7 +246,7 @@ def test_final_message_holds_blocks_in_order(impl, strings):
 def test_blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, files, question):
     """Whichever blocks are present, they appear in the order in-flight, files (as given), question, guidance
     request."""
-    one_failure(_blocks_keep_their_order_when_some_are_missing, impl, strings, inflight, files, question)
+    _blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, files, question)
 
 
 def _blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, files, question):
@@ -294,7 +283,7 @@ def _blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, file
 @given(transcript=s.transcripts(), question=s.questions(), files=s.files(max_size=2))
 def test_final_message_ends_with_guidance_request(impl, strings, transcript, question, files):
     """The trailing user message ends with the declared request for guidance."""
-    one_failure(_final_message_ends_with_guidance_request, impl, strings, transcript, question, files)
+    _final_message_ends_with_guidance_request(impl, strings, transcript, question, files)
 
 
 def _final_message_ends_with_guidance_request(impl, strings, transcript, question, files):
