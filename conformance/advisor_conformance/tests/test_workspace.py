@@ -1,4 +1,7 @@
-"""Caller files loaded from the workspace: path policy, special files, capped reads, display paths."""
+"""Caller files loaded from the workspace: the path policy, links, special and pseudo files, missing files, errors.
+
+What is read and how it is shown (the capped reader, display paths, confinement): ``test_workspace_reading.py``.
+"""
 
 from __future__ import annotations
 
@@ -8,17 +11,28 @@ import threading
 
 import pytest
 
-from advisor_conformance import oracle
 from advisor_conformance.checks import check, check_equal, violation
-from advisor_conformance.scenarios import call, error_of, mentions, requests_of, result_of, run, scenario
+from advisor_conformance.scenarios import SNAPSHOT, call, error_of, mentions, requests_of, result_of, run, scenario
+from advisor_conformance.shaping import file_param, final, shape
 from advisor_conformance.workspace import workspace
 
 SOURCE = "package main\n\nfunc main() {}\n"
 SPEC = {
     "src/main.go": {"text": SOURCE},
     "secrets/token.txt": {"text": "TOKEN=do-not-send\n"},
+    "secrets/sub/deep.txt": {"text": "DEEP=do-not-send\n"},
+    "secrets-old/notes.txt": {"text": "old notes\n"},
+    "secretsfile.txt": {"text": "not a secret\n"},
+    "Secrets/notes.txt": {"text": "other case\n"},
     "docs/link-to-secret": {"symlink": "../secrets/token.txt"},
     "docs/link-to-main": {"symlink": "../src/main.go"},
+    "docs/secret-dir": {"symlink": "../secrets"},
+    "docs/hop": {"symlink": "link-to-secret"},
+    "docs/link-to-old": {"symlink": "../secrets-old/notes.txt"},
+    "docs/link-to-pipe": {"symlink": "../pipe"},
+    "docs/link-to-docs": {"symlink": "."},
+    "docs/dangling": {"symlink": "../nowhere.txt"},
+    "docs/loop": {"symlink": "loop"},
     "docs": {"dir": True},
     "pipe": {"fifo": True},
     "sock": {"socket": True},
@@ -26,6 +40,7 @@ SPEC = {
     "huge.bin": {"sparse": 4 * 1024**3},
     "latin1.txt": {"base64": base64.b64encode(b"caf\xe9 cr\xe8me\n").decode()},
     "../outside/notes.txt": {"text": "outside the workspace\n"},
+    "../work2/notes.txt": {"text": "a sibling sharing the working directory's prefix\n"},
 }
 RUNTIME = {"blocked_paths": ["secrets"], "max_uses_per_run": 1}
 
@@ -52,14 +67,21 @@ def _run_within(impl, params, rules, seconds=30):
     return box["answer"]
 
 
+def fill(paths, work):
+    """The caller's paths, ``{work}`` made the working directory and ``{root}`` the root relative to it."""
+    root = os.path.relpath("/", work)
+    return [path.format(work=work, root=root) for path in ([paths] if isinstance(paths, str) else paths)]
+
+
 def _refused(impl, path, rule, runtime=RUNTIME, spec=SPEC, refusing=None):
-    """Call with one refused path, then a good call: the refusal is a file_error, costs no use, and nothing of the
+    """Call with refused path(s), then a good call: the refusal is a file_error, costs no use, and nothing of the
     refused file, nor the host path, reaches the provider. Returns the error and the working directory's path.
     ``refusing``: the rule that refuses the path, when the test is about something else (what the error says)."""
     rule = refusing or rule
     with workspace(spec) as work:
-        params = scenario([{"call": call(input={"files": [path]})}, {"call": call(turn=2)}], runtime=runtime,
-                          work_dir=str(work))
+        runtime = {**runtime, "blocked_paths": fill(runtime.get("blocked_paths", []), work)}
+        params = scenario([{"call": call(input={"files": fill(path, work)})}, {"call": call(turn=2)}],
+                          runtime=runtime, work_dir=str(work))
         answer = _run_within(impl, params, rule)
         error = error_of(answer, 0, rule, params)
         check_equal(error["code"], "file_error", rule, f"{path!r} was not refused with file_error", input=params,
@@ -73,61 +95,141 @@ def _refused(impl, path, rule, runtime=RUNTIME, spec=SPEC, refusing=None):
         return error, str(work)
 
 
-def _final_message(impl, paths, rule, runtime=None):
-    with workspace(SPEC) as work:
-        params = scenario([{"call": call(input={"files": paths})}], runtime=runtime or {}, work_dir=str(work))
+def loaded(impl, paths, rule, *, runtime=None, spec=SPEC):
+    """The trailing message of a call with ``paths`` (filled in), which must load; and the scenario's params."""
+    with workspace(spec) as work:
+        params = scenario([{"call": call(input={"files": fill(paths, work)})}], runtime=runtime or {},
+                          work_dir=str(work))
         answer = _run_within(impl, params, rule)
         result_of(answer, 0, rule, params)
         (request,) = requests_of(answer, 0)
-        check(not mentions(answer, str(work)), rule, "the working directory's host path reached the request",
-              input=params, actual=request["messages"][-1])
+        check(not mentions(answer, str(work)), "workspace.display-path",
+              "the working directory's host path reached the request", input=params, actual=request["messages"][-1])
         return request["messages"][-1]["content"], params
 
 
+def check_loaded(impl, got, files, rule, what, params):
+    """The trailing message is what ``shape`` renders for ``files`` (display path, bytes read, true size): how files are
+    capped and rendered is the files rules', so only what was read, and under which path, is judged here."""
+    request = {"transcript": SNAPSHOT, "files": [file_param(path, data, size) for path, data, size in files]}
+    check_equal(got, final(shape(impl, request, rule)), rule, what, input=params)
+
+
 @pytest.mark.rule(id="workspace.path-policy")
-@pytest.mark.parametrize("path", ["secrets/token.txt", "secrets/../secrets/token.txt", "./secrets/token.txt"])
+@pytest.mark.parametrize("path", [
+    "secrets/token.txt", "secrets/sub/deep.txt", "./secrets/token.txt", "secrets/../secrets/token.txt",
+    "src/../secrets/token.txt", "secrets//token.txt", "secrets/./token.txt", "{work}/secrets/token.txt",
+    ["src/main.go", "secrets/token.txt"],
+], ids=["inside", "nested", "dot-slash", "dot-dot", "dot-dot-through-src", "double-slash", "dot-segment", "absolute",
+        "after-a-good-file"])
 def test_blocked_paths_are_refused(impl, path):
     """A path inside a blocked directory, however it is spelt, is refused without using the budget."""
     _refused(impl, path, "workspace.path-policy")
 
 
-@pytest.mark.rule(id="workspace.symlinks")
-def test_link_into_a_blocked_path_is_blocked(impl):
-    """A symbolic link that leads into a blocked path is refused like the path itself."""
-    _refused(impl, "docs/link-to-secret", "workspace.symlinks")
+@pytest.mark.rule(id="workspace.path-policy")
+@pytest.mark.parametrize("blocked, path", [
+    (["secrets/token.txt"], "secrets/token.txt"), (["secrets/"], "secrets/token.txt"),
+    (["./secrets"], "secrets/sub/deep.txt"), (["{work}/secrets"], "secrets/token.txt"),
+    (["docs/none", "secrets"], "secrets/token.txt"),
+], ids=["the-file-itself", "trailing-slash", "dot-slash", "absolute", "second-of-two"])
+def test_blocked_paths_however_configured_are_refused(impl, blocked, path):
+    """A blocked path blocks itself and what lies under it, however it is spelt in the configuration, and each of
+    several blocked paths blocks."""
+    _refused(impl, path, "workspace.path-policy", runtime={**RUNTIME, "blocked_paths": blocked})
+
+
+@pytest.mark.rule(id="workspace.path-policy")
+@pytest.mark.parametrize("path, text", [("secrets-old/notes.txt", "old notes\n"),
+                                        ("secretsfile.txt", "not a secret\n"),
+                                        ("Secrets/notes.txt", "other case\n")],
+                         ids=["sibling-directory", "sibling-file", "other-case"])
+def test_paths_sharing_a_prefix_with_a_blocked_path_are_read(impl, path, text):
+    """A path that only shares a prefix (or the letters, in another case) with a blocked path is not inside it."""
+    with workspace(SPEC) as work:
+        if os.path.samefile(work / "secrets", work / "Secrets"):
+            pytest.skip("the file system does not tell letter case apart")
+    got, params = loaded(impl, [path], "workspace.path-policy", runtime=RUNTIME)
+    check_loaded(impl, got, [(path, text.encode(), len(text))], "workspace.path-policy",
+                 f"{path!r} is not inside the blocked path 'secrets', but was not read", params)
 
 
 @pytest.mark.rule(id="workspace.symlinks")
-def test_link_to_an_allowed_file_is_read(impl, strings):
+@pytest.mark.parametrize("path", ["docs/link-to-secret", "docs/secret-dir/token.txt", "docs/hop", "absolute-link"],
+                         ids=["link-to-blocked-file", "through-link-to-blocked-dir", "chain-of-links",
+                              "absolute-target"])
+def test_link_into_a_blocked_path_is_blocked(impl, path):
+    """A symbolic link that leads into a blocked path, by any route, is refused like the path itself."""
+    with workspace(SPEC) as work:
+        os.symlink(work / "secrets" / "token.txt", work / "absolute-link")
+        params = scenario([{"call": call(input={"files": [path]})}, {"call": call(turn=2)}], runtime=RUNTIME,
+                          work_dir=str(work))
+        answer = _run_within(impl, params, "workspace.symlinks")
+        if "error" not in answer["calls"][0]:  # a control: the policy judges a path by where it leads, not its spelling
+            for spelt in ("./secrets/token.txt", "src/../secrets/token.txt"):
+                _refused(impl, spelt, "workspace.path-policy")
+        error = error_of(answer, 0, "workspace.symlinks", params)
+        check_equal(error["code"], "file_error", "workspace.symlinks", f"{path!r} was not refused with file_error",
+                    input=params, actual=error)
+        check(not mentions(answer["provider_requests"], "do-not-send"), "workspace.symlinks",
+              "a blocked file's content leaked through a link", input=params, actual=answer)
+        result_of(answer, 1, "workspace.symlinks", params)
+
+
+@pytest.mark.rule(id="workspace.symlinks")
+def test_link_loop_is_refused(impl):
+    """A symbolic link that leads back to itself is refused as a file_error at once."""
+    _refused(impl, "docs/loop", "workspace.symlinks")
+
+
+@pytest.mark.rule(id="workspace.symlinks")
+@pytest.mark.parametrize("path, text", [("docs/link-to-main", SOURCE), ("docs/link-to-old", "old notes\n")],
+                         ids=["allowed-file", "target-sharing-a-blocked-prefix"])
+def test_link_to_an_allowed_file_is_read(impl, path, text):
     """A symbolic link to an allowed file is read and shown under the link's own path."""
-    final, params = _final_message(impl, ["docs/link-to-main"], "workspace.symlinks")
-    check(final.startswith(oracle.file_block("docs/link-to-main", SOURCE.encode())), "workspace.symlinks",
-          "the linked file was not sent under the link's path", input=params, actual=final)
+    if path == "docs/link-to-old":  # a control: the target, named plainly, is not blocked (workspace.path-policy)
+        loaded(impl, ["secrets-old/notes.txt"], "workspace.path-policy", runtime=RUNTIME)
+    got, params = loaded(impl, [path], "workspace.symlinks", runtime=RUNTIME)
+    check_loaded(impl, got, [(path, text.encode(), len(text))], "workspace.symlinks",
+                 "the linked file was not sent under the link's path", params)
 
 
 @pytest.mark.rule(id="workspace.special-files")
-@pytest.mark.parametrize("path", ["docs", "pipe", "sock", "zero", "/dev/zero", "/dev/null"],
-                         ids=["directory", "fifo", "socket", "link-to-dev-zero", "dev-zero", "dev-null"])
+@pytest.mark.parametrize("path", ["docs", "docs/", ".", "pipe", "sock", "zero", "/dev/zero", "/dev/null",
+                                  "docs/link-to-pipe", "docs/link-to-docs", ["src/main.go", "pipe"]],
+                         ids=["directory", "directory-trailing-slash", "working-directory", "fifo", "socket",
+                              "link-to-dev-zero", "dev-zero", "dev-null", "link-to-fifo", "link-to-directory",
+                              "fifo-after-a-good-file"])
 def test_special_files_are_refused_unread(impl, path):
-    """Directories, FIFOs, sockets and devices are refused at once, without blocking or reading forever."""
+    """Directories, FIFOs, sockets and devices, named or reached through a link, are refused at once, without
+    blocking or reading forever."""
     _refused(impl, path, "workspace.special-files")
 
 
+def _pseudo_target(path):
+    return "/proc/self/environ" if "{" in path or not path.startswith("/") else path
+
+
 @pytest.mark.rule(id="workspace.pseudo-files")
-@pytest.mark.parametrize("path", ["/proc/self/environ", "proc-environ", "/proc/self/status", "/sys/class"],
-                         ids=["proc-environ", "link-to-proc-environ", "proc-status", "sys"])
+@pytest.mark.parametrize("path", ["/proc/self/environ", "proc-environ", "/proc/self/status", "/sys/class",
+                                  "/proc/self/../self/environ", "{root}/proc/self/environ"],
+                         ids=["proc-environ", "link-to-proc-environ", "proc-status", "sys", "dot-dot-spelling",
+                              "relative-spelling"])
 def test_pseudo_filesystem_files_are_refused(impl, path):
-    """A file of /proc or /sys, named or reached through a link, is refused: the process's environment never reaches
-    the provider."""
-    if not os.path.exists(path if path.startswith("/") else "/proc/self/environ"):
-        pytest.skip(f"{path} does not exist on this machine")
+    """A file of /proc or /sys, named by any spelling or reached through a link, is refused: the process's
+    environment never reaches the provider."""
+    if not os.path.exists(_pseudo_target(path)):
+        pytest.skip(f"{_pseudo_target(path)} does not exist on this machine")
     _refused(impl, path, "workspace.pseudo-files", spec={**SPEC, "proc-environ": {"symlink": "/proc/self/environ"}})
 
 
 @pytest.mark.rule(id="workspace.missing-file")
-@pytest.mark.parametrize("paths", [["src/nope.go"], ["src/main.go", "src/nope.go"]], ids=["alone", "after-a-good-one"])
+@pytest.mark.parametrize("paths", [["src/nope.go"], ["src/main.go", "src/nope.go"], ["src/nope.go", "src/main.go"],
+                                   ["nope/main.go"], ["src/main.go/x"], ["docs/dangling"], ["../outside/nope.txt"]],
+                         ids=["alone", "after-a-good-one", "before-a-good-one", "missing-directory",
+                              "through-a-file", "dangling-link", "outside"])
 def test_missing_file_is_an_error_that_costs_no_use(impl, paths):
-    """A missing file is a file_error, alone or after a good file: the call does not go on without it, and the
+    """A missing file is a file_error, alone or next to a good file: the call does not go on without it, and the
     use stays."""
     with workspace(SPEC) as work:
         params = scenario([{"call": call(input={"files": paths})}, {"call": call(turn=2)}], runtime=RUNTIME,
@@ -144,9 +246,13 @@ def test_missing_file_is_an_error_that_costs_no_use(impl, paths):
 @pytest.mark.rule(id="workspace.error-paths")
 @pytest.mark.parametrize("path, refusing", [
     ("./src/nope.go", "workspace.missing-file"), ("src/../src/nope.go", "workspace.missing-file"),
-    ("docs/../src/nope.go", "workspace.missing-file"), ("secrets/token.txt", "workspace.path-policy"),
-    ("pipe", "workspace.special-files"), ("docs/link-to-secret", "workspace.symlinks"),
-], ids=["missing-dot-slash", "missing-dot-dot", "missing-through-docs", "blocked", "fifo", "link-to-blocked"])
+    ("docs/../src/nope.go", "workspace.missing-file"), ("src//nope.go", "workspace.missing-file"),
+    ("nope/deeper/x.go", "workspace.missing-file"), ("../outside/nope.txt", "workspace.missing-file"),
+    ("secrets/token.txt", "workspace.path-policy"), ("./secrets/../secrets/token.txt", "workspace.path-policy"),
+    ("pipe", "workspace.special-files"), ("./pipe", "workspace.special-files"),
+    ("docs/link-to-secret", "workspace.symlinks"),
+], ids=["missing-dot-slash", "missing-dot-dot", "missing-through-docs", "missing-double-slash", "missing-directory",
+        "missing-outside", "blocked", "blocked-dot-dot", "fifo", "fifo-dot-slash", "link-to-blocked"])
 def test_file_errors_name_the_path_as_given_and_no_host_path(impl, path, refusing):
     """A file error names the file exactly as the caller spelt it, and no absolute host path."""
     error, work = _refused(impl, path, "workspace.error-paths", refusing=refusing)
@@ -156,109 +262,10 @@ def test_file_errors_name_the_path_as_given_and_no_host_path(impl, path, refusin
           "the error carries the working directory's host path", input={"files": [path]}, actual=error)
 
 
-@pytest.mark.rule(id="workspace.capped-reader")
-def test_huge_sparse_file_is_read_capped(impl):
-    """A 4 GiB file is sent as its first 32768 bytes and a marker with its true size."""
-    final, params = _final_message(impl, ["huge.bin"], "workspace.capped-reader")
-    expected = oracle.file_block("huge.bin", b"\0" * 32768 + oracle.marker(4 * 1024**3).encode())
-    check(final.startswith(expected), "workspace.capped-reader", "the huge file was not capped with its true size",
-          input=params, actual=final[:200] + "…" + final[32700:33000])
-
-
-#: Sparse sizes to try, largest first: beyond any address space, then the limits of common file systems (ext4
-#: stops just short of 16 TiB). Any of them is far more than memory, so only a capped read can answer.
-VAST_SIZES = (2**50, 2**44 - 4096, 2**40)
-
-
-@pytest.mark.rule(id="workspace.capped-reader")
-def test_file_larger_than_memory_is_read_capped(impl):
-    """A sparse file far larger than memory is sent at once as its first 32768 bytes and a marker with its size."""
-    with workspace(SPEC) as work:
-        for size in VAST_SIZES:
-            try:
-                with open(work / "vast.bin", "wb") as handle:
-                    handle.truncate(size)
-                break
-            except OSError:
-                continue
-        else:
-            pytest.skip("the file system holds no sparse file of 1 TiB")
-        params = scenario([{"call": call(input={"files": ["vast.bin"]})}], work_dir=str(work))
-        answer = _run_within(impl, params, "workspace.capped-reader")
-        result_of(answer, 0, "workspace.capped-reader", params)
-        (request,) = requests_of(answer, 0)
-        final = request["messages"][-1]["content"]
-        expected = oracle.file_block("vast.bin", b"\0" * 32768 + oracle.marker(size).encode())
-        check(final.startswith(expected), "workspace.capped-reader",
-              f"a file of {size} bytes was not capped with its true size", input=params,
-              actual=final[:200] + "…" + final[32700:33000])
-
-
-@pytest.mark.rule(id="workspace.capped-reader")
-def test_file_bytes_are_read_as_they_are(impl):
-    """Bytes that are not UTF-8 are read as they are and rendered with one U+FFFD each."""
-    final, params = _final_message(impl, ["latin1.txt"], "workspace.capped-reader")
-    check(final.startswith(oracle.file_block("latin1.txt", b"caf\xe9 cr\xe8me\n")), "workspace.capped-reader",
-          "the file's bytes were not rendered with one U+FFFD per invalid byte", input=params, actual=final)
-
-
-@pytest.mark.rule(id="workspace.display-path")
-@pytest.mark.parametrize("given, shown", [("src/main.go", "src/main.go"), ("./src/main.go", "src/main.go"),
-                                          ("src/../src/main.go", "src/main.go")],
-                         ids=["plain", "dot-slash", "dot-dot-inside"])
-def test_display_path_is_relative_and_normalised(impl, given, shown):
-    """A file is shown by its normalised path relative to the working directory."""
-    final, params = _final_message(impl, [given], "workspace.display-path")
-    check(final.startswith(f"File: {shown}\n"), "workspace.display-path", f"{given!r} is not shown as {shown!r}",
-          input=params, actual=final[:200])
-
-
-@pytest.mark.rule(id="workspace.display-path")
-def test_absolute_path_inside_the_workspace_is_shown_relative(impl):
-    """An absolute path inside the working directory is shown relative to it; the host path never appears."""
-    with workspace(SPEC) as work:
-        params = scenario([{"call": call(input={"files": [str(work / "src" / "main.go")]})}], work_dir=str(work))
-        answer = _run_within(impl, params, "workspace.display-path")
-        (request,) = requests_of(answer, 0)
-        final = request["messages"][-1]["content"]
-        check(final.startswith("File: src/main.go\n"), "workspace.display-path",
-              "an absolute path inside the workspace is not shown relative to it", input=params, actual=final[:200])
-        check(not mentions(answer, str(work)), "workspace.display-path", "the host path reached the request",
-              input=params, actual=final[:200])
-
-
-def _requires_confinement(impl):
-    if not impl.description.get("options", {}).get("confinement"):
-        pytest.skip(f"{impl.name} does not declare the confinement option")
-
-
-@pytest.mark.rule(id="workspace.confinement")
-@pytest.mark.parametrize("path", ["../outside/notes.txt", "src/../../outside/notes.txt", "/etc/hostname"],
-                         ids=["dot-dot", "dot-dot-through-src", "absolute"])
-def test_confinement_refuses_paths_outside(impl, path):
-    """With confinement on, a path that resolves outside the working directory is refused."""
-    _requires_confinement(impl)
-    _refused(impl, path, "workspace.confinement", runtime={**RUNTIME, "confine_to_work_dir": True})
-
-
-@pytest.mark.rule(id="workspace.confinement")
-def test_confinement_follows_links(impl):
-    """With confinement on, a link that leads out of the working directory is refused."""
-    _requires_confinement(impl)
-    spec_link = "../outside/notes.txt"
-    with workspace({**SPEC, "escape": {"symlink": spec_link}}) as work:
-        params = scenario([{"call": call(input={"files": ["escape"]})}],
-                          runtime={"confine_to_work_dir": True}, work_dir=str(work))
-        answer = _run_within(impl, params, "workspace.confinement")
-        error = error_of(answer, 0, "workspace.confinement", params)
-        check_equal(error["code"], "file_error", "workspace.confinement", "a link out of the workspace was read",
-                    input=params, actual=error)
-
-
-@pytest.mark.rule(id="workspace.confinement")
-def test_without_confinement_outside_files_show_relative(impl):
-    """With confinement off, a file outside the working directory is read and shown by a relative path."""
-    final, params = _final_message(impl, ["../outside/notes.txt"], "workspace.confinement")
-    check(final.startswith(oracle.file_block("../outside/notes.txt", b"outside the workspace\n")),
-          "workspace.confinement", "a file outside the workspace was not shown by its relative path", input=params,
-          actual=final[:200])
+@pytest.mark.rule(id="workspace.error-paths")
+def test_file_error_names_the_file_that_failed(impl):
+    """The error of a call whose second file is missing names that file, not the first one."""
+    error, _ = _refused(impl, ["src/main.go", "src/nope.go"], "workspace.error-paths",
+                        refusing="workspace.missing-file")
+    check("src/nope.go" in error["message"], "workspace.error-paths", "the error does not name the missing file",
+          input={"files": ["src/main.go", "src/nope.go"]}, actual=error)
