@@ -1,4 +1,6 @@
-"""Calls over real HTTP to a loopback provider: streaming, the stream-required retry, decoding, faults.
+"""Calls over real HTTP to a loopback provider: plain and streaming calls, the stream-required retry and its
+detection, and no other retry (reading the answers is test_streaming_answers.py's, failures are
+test_streaming_failures.py's).
 
 Black-box: the implementation makes real HTTP requests to a server on
 127.0.0.1 that the suite scripts (``advisor_conformance._loopback``), and the suite
@@ -7,14 +9,10 @@ reads what arrived on the wire.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.shaping import check_segments
-from advisor_conformance.scenarios import Reply, expected_answers, recorded_answer, refused_url
-from advisor_conformance.scenarios import (call, check_use_kept, declared, error_of, result_of, run,
+from advisor_conformance.scenarios import (Reply, call, check_use_kept, error_of, expected_answers, result_of, run,
                                            scenario)
 
 ANSWERS = expected_answers()
@@ -22,6 +20,7 @@ PROVIDERS = ["anthropic", "openai", "codex"]
 JSON_ANSWER = {"anthropic": "anthropic-message.json", "openai": "openai-completion.json", "codex": "codex-response.json"}
 STREAM_ANSWER = {"anthropic": "anthropic-stream.sse", "openai": "openai-stream.sse", "codex": "codex-stream.sse"}
 STREAM_REQUIRED = '{"detail":"Stream must be set to true"}'
+OTHER_400 = '{"error":{"message":"model not found"}}'
 
 
 def _http(provider, base_url, timeout_ms=5000):
@@ -124,7 +123,12 @@ def test_retry_failure_is_not_retried_again(impl, lb, strings):
     ('{"error":{"message":"Unsupported value: stream must be true"}}', True),
     ('{"error":{"message":"max_tokens must be positive"}}', False),
     ('{"error":{"message":"invalid stream options"}}', False),
-], ids=["chatgpt-detail", "required-upper", "plain-text", "must-be-true", "must-without-stream", "stream-without-must"])
+    ('{"error":{"message":"STREAM MUST BE ENABLED FOR THIS MODEL"}}', True),
+    ('{"stream":["This field is required."]}', True),
+    ('{"error":{"message":"upstream proxy: authentication required"}}', True),
+    ('', False),
+], ids=["chatgpt-detail", "required-upper", "plain-text", "must-be-true", "must-without-stream", "stream-without-must",
+        "must-upper", "field-error", "inside-other-words", "empty-body"])
 def test_stream_required_means_400_with_stream_and_must_or_required(impl, lb, body, retried):
     """A 400 is stream-required exactly when its body, lower-cased, holds `stream` and `must` or `required`."""
     lb.expect(Reply(400, body), Reply.recorded(STREAM_ANSWER["openai"]))
@@ -135,11 +139,12 @@ def test_stream_required_means_400_with_stream_and_must_or_required(impl, lb, bo
         _run(impl, "openai", lb, "streaming.stream-required-detection")
         check(len(lb.received) == 2, "streaming.stream-required-retry", f"a 400 with body {body!r} made one request, "
               f"and so does one with {STREAM_REQUIRED!r}: no stream-required error is retried", input=params)
-    # A 400 that is not stream-required but was retried breaks the detection or the no-retry rule: from outside,
-    # the two are one behaviour, so both are named.
-    rules = "streaming.stream-required-detection" if retried else ["streaming.stream-required-detection",
-                                                                    "streaming.no-other-retry"]
-    check_equal(made, 2 if retried else 1, rules,
+    if not retried and made > 1:  # is a 400 that names no stream at all retried too? Then the rule broken is no-retry
+        lb.expect(Reply(400, OTHER_400), Reply.recorded(STREAM_ANSWER["openai"]))
+        _run(impl, "openai", lb, "streaming.stream-required-detection")
+        check(len(lb.received) == 1, "streaming.no-other-retry", f"a 400 with body {body!r} was retried, and so is one "
+              f"with {OTHER_400!r}: errors that are not stream-required are retried", input=params)
+    check_equal(made, 2 if retried else 1, "streaming.stream-required-detection",
                 f"a 400 with body {body!r} made {made} HTTP request(s); expected {2 if retried else 1}", input=params)
 
 
@@ -157,8 +162,9 @@ def test_stream_required_body_on_another_status_is_not_retried(impl, lb, status)
 
 @pytest.mark.rule(id="streaming.no-other-retry")
 @pytest.mark.parametrize("status, body", [(500, '{"error":"internal"}'), (429, '{"error":"rate limited"}'),
-                                          (400, '{"error":{"message":"model not found"}}'), (503, "")],
-                         ids=["500", "429", "400-other", "503-empty"])
+                                          (400, '{"error":{"message":"model not found"}}'), (503, ""),
+                                          (401, '{"error":{"message":"invalid api key"}}')],
+                         ids=["500", "429", "400-other", "503-empty", "401"])
 def test_other_errors_are_not_retried(impl, lb, strings, status, body):
     """Any other error makes exactly one request, fails the call, and spends its use."""
     lb.expect(Reply(status, body), Reply.recorded(JSON_ANSWER["anthropic"]))
@@ -181,163 +187,120 @@ def test_stream_required_on_a_stream_is_not_retried(impl, lb):
     error_of(answer, 0, "streaming.no-other-retry", params)
 
 
-@pytest.mark.rule(id="streaming.final-event-required")
+
+
+# -- more calls, efforts and failed exchanges --------------------------------------------------------------------------
+
+RETRY_KEYS = ("model", "messages", "input", "system", "instructions", "max_tokens", "max_output_tokens",
+              "prompt_cache_key")
+
+
+@pytest.mark.rule(id="streaming.non-streaming-default")
+def test_call_after_a_retried_call_starts_plain_again(impl, lb):
+    """A call without reasoning is sent plain even when the call before it needed the stream-required retry."""
+    lb.expect(Reply(400, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER["codex"]), Reply.recorded(JSON_ANSWER["codex"]))
+    answer, params = _run(impl, "codex", lb, "streaming.non-streaming-default", calls=2, cap=2)
+    streams = _streams(lb.received)
+    check_equal(streams[:2], [False, True], "streaming.stream-required-retry", "the first call's stream-required "
+                "error was not followed by exactly one streaming retry", input=params)  # a control
+    check_equal(streams, [False, True, False], "streaming.non-streaming-default", "the second call, without "
+                "reasoning, was not one non-streaming request", input=params)
+    check_equal(result_of(answer, 1, "streaming.non-streaming-default", params), ANSWERS[JSON_ANSWER["codex"]]["text"],
+                "streaming.non-streaming-default", "the second call's JSON answer did not become its note", input=params)
+
+
+@pytest.mark.rule(id="streaming.reasoning-streams")
+@pytest.mark.parametrize("provider, effort", [("openai", "low"), ("codex", "medium"), ("anthropic", "low")],
+                         ids=["openai-low", "codex-medium", "anthropic-low"])
+def test_every_effort_streams(impl, lb, provider, effort):
+    """A call with any reasoning effort is one streaming request and nothing else."""
+    _one_call(impl, lb, provider, "streaming.reasoning-streams", STREAM_ANSWER[provider], [True], "streaming",
+              reasoning=effort)
+
+
+@pytest.mark.rule(id="streaming.reasoning-streams")
+def test_every_call_with_reasoning_streams(impl, lb):
+    """Each call of a run with reasoning is one streaming request, the second as the first."""
+    lb.expect(Reply.recorded(STREAM_ANSWER["anthropic"]), Reply.recorded(STREAM_ANSWER["anthropic"]))
+    answer, params = _run(impl, "anthropic", lb, "streaming.reasoning-streams", reasoning="high", calls=2, cap=2)
+    check_equal(_streams(lb.received), [True, True], "streaming.reasoning-streams", "the two calls with reasoning were "
+                "not two streaming requests", input=params)
+    result_of(answer, 1, "streaming.reasoning-streams", params)
+
+
+@pytest.mark.rule(id="streaming.reasoning-streams")
+@pytest.mark.parametrize("failure", [Reply(500, '{"error":"internal"}'), Reply.recorded("openai-stream-cut.sse")],
+                         ids=["http-500", "cut-stream"])
+def test_failed_stream_does_not_fall_back_to_a_plain_call(impl, lb, failure):
+    """A call with reasoning whose stream fails sends no plain request after it: it is a streaming call only."""
+    lb.expect(failure, Reply.recorded(JSON_ANSWER["openai"]))
+    answer, params = _run(impl, "openai", lb, "streaming.reasoning-streams", reasoning="high")
+    check(all(_streams(lb.received)), "streaming.reasoning-streams", "a call with reasoning sent a plain request after "
+          "its stream failed", input=params, actual=_streams(lb.received))
+    error_of(answer, 0, ["streaming.reasoning-streams", "streaming.no-other-retry"], params)
+
+
+@pytest.mark.rule(id="streaming.stream-required-retry")
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_stream_cut_before_its_final_event_fails(impl, lb, strings, provider):
-    """A stream that ends before its final event fails the call, and the use stays spent."""
-    lb.expect(Reply.recorded(f"{provider}-stream-cut.sse"))
-    answer, params = _run(impl, provider, lb, "streaming.final-event-required", reasoning="high", calls=2, cap=1)
-    error = error_of(answer, 0, "streaming.final-event-required", params)
-    check_equal(error["code"], "provider_error", "streaming.final-event-required",
-                "a cut stream did not fail with provider_error", input=params, actual=error)
+def test_retry_resends_the_request_as_a_stream(impl, lb, provider):
+    """The retry is the same request, streamed: the same path, model, messages and limits, and its stream becomes the
+    note."""
+    lb.expect(Reply(400, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER[provider]))
+    answer, params = _run(impl, provider, lb, "streaming.stream-required-retry")
+    check_equal(_streams(lb.received), [False, True], "streaming.stream-required-retry",
+                "the stream-required error was not followed by exactly one streaming retry", input=params)
+    first, retry = ({key: request.body.get(key) for key in RETRY_KEYS} | {"path": request.path}
+                    for request in lb.received)
+    check_equal(retry, first, "streaming.stream-required-retry", "the retry is not the same request", input=params)
+    note = result_of(answer, 0, "streaming.stream-required-retry", params)
+    check_equal(note, ANSWERS[STREAM_ANSWER[provider]]["text"], "streaming.stream-required-retry",
+                "the retry's stream did not become the note", input=params)
+
+
+@pytest.mark.rule(id="streaming.stream-required-retry")
+@pytest.mark.parametrize("second", [Reply(500, '{"error":"internal"}'), Reply.recorded("openai-stream-cut.sse")],
+                         ids=["http-500", "cut-stream"])
+def test_retry_that_fails_otherwise_fails_the_call(impl, lb, strings, second):
+    """When the streaming retry fails otherwise (an HTTP error, a cut stream), there is no third request; the call
+    fails and its use is spent."""
+    lb.expect(Reply(400, STREAM_REQUIRED), second, Reply.recorded(JSON_ANSWER["openai"]))
+    answer, params = _run(impl, "openai", lb, "streaming.stream-required-retry", calls=2, cap=1)
+    made = _first_call_requests(impl, strings, answer, lb, params)
+    rules = "streaming.stream-required-retry" if made < 2 else ["streaming.stream-required-retry",
+                                                                  "streaming.no-other-retry"]
+    check_equal(made, 2, rules, f"the call made {made} HTTP request(s); expected 2 (the plain call and one streaming "
+                "retry)", input=params, actual=_streams(lb.received))
+    error_of(answer, 0, "streaming.stream-required-retry", params)
     check_use_kept(impl, answer, params, strings, "handler.failure-consumes-use")
 
 
-@pytest.mark.rule(id="streaming.final-event-required")
-@pytest.mark.parametrize("provider, final", [("anthropic", "message_stop"), ("openai", "data: [DONE]"),
-                                             ("codex", "response.completed")], ids=PROVIDERS)
-def test_stream_with_its_stop_reason_but_no_final_event_fails(impl, lb, provider, final):
-    """A stream that sent all its text and its stop reason but ends before its final event fails the call."""
-    events = [event for event in recorded_answer(STREAM_ANSWER[provider]).split("\n\n") if event.strip()]
-    check(final in events[-1], "streaming.final-event-required", "the recorded stream does not end with its final "
-          "event", input=STREAM_ANSWER[provider], expected=final, actual=events[-1])  # a guard on the fixture
-    lb.expect(Reply.events("\n\n".join(events[:-1]) + "\n\n"))
-    answer, params = _run(impl, provider, lb, "streaming.final-event-required", reasoning="high")
-    shown = {"scenario": params, "stream": f"{STREAM_ANSWER[provider]} without its last event ({final})"}
-    error = error_of(answer, 0, "streaming.final-event-required", shown)
-    check_equal(error["code"], "provider_error", "streaming.final-event-required",
-                f"a stream without {final} did not fail with provider_error", input=shown, actual=error)
+@pytest.mark.rule(id="streaming.stream-required-retry")
+def test_retried_call_succeeds_within_a_cap_of_one(impl, lb):
+    """With the cap at 1, a call retried as a stream still gets its answer: the retry is part of the call's one use."""
+    lb.expect(Reply(400, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER["codex"]))
+    answer, params = _run(impl, "codex", lb, "streaming.stream-required-retry", cap=1)
+    check_equal(_streams(lb.received), [False, True], "streaming.stream-required-retry",
+                "the stream-required error was not followed by exactly one streaming retry", input=params)
+    check_equal(result_of(answer, 0, "streaming.stream-required-retry", params), ANSWERS[STREAM_ANSWER["codex"]]["text"],
+                "streaming.stream-required-retry", "the retried call did not answer its stream's text", input=params)
 
 
-def _read_stream(impl, lb, strings, name, provider, rule, reasoning):
-    """Serve a recorded stream to a reasoning call: its text becomes the note, with the token-limit note when cut."""
-    lb.expect(Reply.recorded(name))
-    answer, params = _run(impl, provider, lb, rule, reasoning=reasoning)
-    note = result_of(answer, 0, rule, params)
-    segments = [(ANSWERS[name]["text"], rule)]
-    if ANSWERS[name]["finish_reason"] == "length":  # the note's own wording is the handler's; its absence, either's
-        segments += [("\n\n", ["handler.token-limit-note", rule]),
-                     (declared(strings, "token_limit_note", rule), "handler.token-limit-note")]
-    check_segments(note, segments, strings, f"{name} was not read right", input=params)
-
-
-@pytest.mark.rule(id="streaming.anthropic-events")
-@pytest.mark.parametrize("name", ["anthropic-stream.sse", "anthropic-stream-max-tokens.sse"],
-                         ids=["end-turn", "max-tokens"])
-def test_anthropic_event_stream(impl, lb, strings, name):
-    """An Anthropic event stream is read to its text (thinking and pings ignored) and its stop reason."""
-    _read_stream(impl, lb, strings, name, "anthropic", "streaming.anthropic-events", "high")
-
-
-@pytest.mark.rule(id="streaming.anthropic-events")
-def test_anthropic_error_event_fails_the_call(impl, lb):
-    """An `error` event inside an Anthropic stream fails the call, naming the error."""
-    lb.expect(Reply.recorded("anthropic-stream-error.sse"))
-    answer, params = _run(impl, "anthropic", lb, "streaming.anthropic-events", reasoning="high")
-    error = error_of(answer, 0, "streaming.anthropic-events", params)
-    check("overloaded" in error["message"].lower(), "streaming.anthropic-events",
-          "the error does not say what the stream reported", input=params, actual=error)
-
-
-@pytest.mark.rule(id="streaming.openai-chunks")
-@pytest.mark.parametrize("name, provider", [("openai-stream.sse", "openai"), ("openai-stream-length.sse", "openai"),
-                                            ("openai-stream-reordered.sse", "openai"),
-                                            ("codex-stream.sse", "codex"), ("codex-stream-incomplete.sse", "codex")],
-                         ids=["chat-stop", "chat-length", "chat-keys-reordered", "responses-completed",
-                              "responses-incomplete"])
-def test_openai_streams(impl, lb, strings, name, provider):
-    """OpenAI chat chunks (to `data: [DONE]`) and Responses events are read to their text and finish reason."""
-    _read_stream(impl, lb, strings, name, provider, "streaming.openai-chunks", "medium")
-
-
-@pytest.mark.rule(id="streaming.openai-chunks")
-@pytest.mark.parametrize("name, provider, reported", [
-    ("openai-stream-error.sse", "openai", "the server had an error"),
-    ("codex-stream-error.sse", "codex", "the model produced invalid content"),
-], ids=["chat-error-chunk", "responses-failed"])
-def test_openai_stream_errors_fail_the_call(impl, lb, name, provider, reported):
-    """An error inside an OpenAI stream fails the call, and the error says what the stream reported."""
-    lb.expect(Reply.recorded(name))
-    answer, params = _run(impl, provider, lb, "streaming.openai-chunks", reasoning="medium")
-    error = error_of(answer, 0, "streaming.openai-chunks", params)
-    check_equal(error["code"], "provider_error", "streaming.openai-chunks", "a stream error did not fail the call",
-                input=params, actual=error)
-    check(reported in error["message"].lower(), "streaming.openai-chunks",
-          "the error does not say what the stream reported",
-          input=params, expected=f"a message containing {reported!r}", actual=error)
-
-
-@pytest.mark.rule(id="streaming.failure-report")
-@pytest.mark.parametrize("status", [500, 429, 400])
-def test_http_errors_report_status_and_body(impl, lb, status):
-    """An HTTP error is reported with its status and an excerpt of the body."""
-    lb.expect(Reply(status, '{"error":{"message":"quota-exceeded-for-model-x7"}}'))
-    answer, params = _run(impl, "openai", lb, "streaming.failure-report")
-    check_equal(len(lb.received), 1, "streaming.no-other-retry", f"the call answered HTTP {status} made "
-                f"{len(lb.received)} HTTP request(s); expected 1", input=params)
-    error = error_of(answer, 0, "streaming.failure-report", params)
-    check(str(status) in error["message"] and "quota-exceeded-for-model-x7" in error["message"],
-          "streaming.failure-report", "the error does not show the status and the body", input=params,
-          actual=error)
-
-
-@pytest.mark.rule(id="streaming.failure-report")
-@pytest.mark.parametrize("provider", PROVIDERS)
-def test_http_errors_on_a_stream_report_status_and_body(impl, lb, provider):
-    """An HTTP error in answer to a streaming call is reported with its status and an excerpt of the body too."""
-    lb.expect(Reply(500, '{"error":{"message":"quota-exceeded-for-model-x7"}}'))
-    answer, params = _run(impl, provider, lb, "streaming.failure-report", reasoning="low")
-    error = error_of(answer, 0, "streaming.failure-report", params)
-    check("500" in error["message"] and "quota-exceeded-for-model-x7" in error["message"],
-          "streaming.failure-report", "the error of a streaming call does not show the status and the body",
-          input=params, actual=error)
-
-
-@pytest.mark.rule(id="streaming.failure-report")
-def test_body_that_is_not_json_fails_the_call(impl, lb, strings):
-    """A 200 answer whose body is not JSON fails the call, and its use is spent."""
-    lb.expect(Reply(200, "<html>gateway hiccup</html>", "text/html"))
-    answer, params = _run(impl, "openai", lb, "streaming.failure-report", calls=2, cap=1)
-    error = error_of(answer, 0, "streaming.failure-report", params)
-    check("json" in error["message"].lower(), "streaming.failure-report", "the error does not say the body is not "
-          "JSON", input=params, actual=error)
+@pytest.mark.rule(id="streaming.no-other-retry")
+@pytest.mark.parametrize("provider, failure, reasoning, timeout_ms", [
+    ("openai", Reply(200, "<html>gateway hiccup</html>", "text/html"), None, 5000),
+    ("anthropic", Reply(200, "{}", delay_s=3.0), None, 300),
+    ("anthropic", Reply.recorded("anthropic-stream-cut.sse"), "high", 5000),
+    ("codex", Reply.recorded("codex-stream-error.sse"), "medium", 5000),
+], ids=["not-json", "timeout", "cut-stream", "stream-error-event"])
+def test_failed_exchanges_are_not_retried(impl, lb, strings, provider, failure, reasoning, timeout_ms):
+    """A call whose answer is not JSON, comes too late, or whose stream is cut or reports an error makes exactly one
+    request, fails, and spends its use."""
+    again = STREAM_ANSWER[provider] if reasoning else JSON_ANSWER[provider]
+    lb.expect(failure, Reply.recorded(again), Reply.recorded(again))
+    answer, params = _run(impl, provider, lb, "streaming.no-other-retry", reasoning=reasoning, timeout_ms=timeout_ms,
+                          calls=2, cap=1)
+    made = _first_call_requests(impl, strings, answer, lb, params)
+    check_equal(made, 1, "streaming.no-other-retry", f"the failed call made {made} HTTP request(s); expected 1",
+                input=params, actual=_streams(lb.received))
+    error_of(answer, 0, "streaming.no-other-retry", params)
     check_use_kept(impl, answer, params, strings, "handler.failure-consumes-use")
-
-
-@pytest.mark.rule(id="streaming.failure-report")
-def test_refused_connection_fails_the_call(impl, lb, strings):
-    """A refused connection fails the call with a provider error, and its use is spent."""
-    answer, params = _run(impl, "anthropic", lb, "streaming.failure-report", calls=2, cap=1,
-                          base_url=refused_url())
-    error = error_of(answer, 0, "streaming.failure-report", params)
-    check_equal(error["code"], "provider_error", "streaming.failure-report", "a refused connection is not a "
-                "provider_error", input=params, actual=error)
-    check_use_kept(impl, answer, params, strings, "handler.failure-consumes-use")
-
-
-@pytest.mark.rule(id="streaming.failure-report")
-def test_timeout_fails_the_call_in_time(impl, lb):
-    """A provider slower than the configured timeout fails the call soon after the timeout, not after the answer."""
-    lb.expect(Reply(200, "{}", delay_s=3.0))
-    started = time.monotonic()
-    answer, params = _run(impl, "openai", lb, "streaming.failure-report", timeout_ms=300)
-    waited = time.monotonic() - started
-    error = error_of(answer, 0, "streaming.failure-report", params)
-    check_equal(error["code"], "provider_error", "streaming.failure-report", "a timeout is not a provider_error",
-                input=params, actual=error)
-    check(waited < 2.5, "streaming.failure-report", f"the call waited {waited:.1f} s for a 0.3 s timeout",
-          input=params)
-
-
-@pytest.mark.rule(id="streaming.failure-report")
-def test_stream_timeout_fails_the_call_in_time(impl, lb):
-    """A streaming call to a provider slower than the configured timeout fails soon after the timeout too."""
-    lb.expect(Reply(200, recorded_answer(STREAM_ANSWER["openai"]), "text/event-stream", delay_s=3.0))
-    started = time.monotonic()
-    answer, params = _run(impl, "openai", lb, "streaming.failure-report", reasoning="low", timeout_ms=300)
-    waited = time.monotonic() - started
-    error = error_of(answer, 0, "streaming.failure-report", params)
-    check_equal(error["code"], "provider_error", "streaming.failure-report",
-                "a timeout of a streaming call is not a provider_error", input=params, actual=error)
-    check(waited < 2.5, "streaming.failure-report", f"the streaming call waited {waited:.1f} s for a 0.3 s timeout",
-          input=params)

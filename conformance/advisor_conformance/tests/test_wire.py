@@ -14,6 +14,7 @@ from advisor_conformance.scenarios import mentions
 from advisor_conformance.wire import blocks, encode, neutral_request, sdk_problems
 
 KEY = "5f0e7c1d2b3a49588776655443322110"
+OTHER_KEY = "team-alpha/advisor:v2"  # a store may hold any key: not only 32 hex digits
 PROVIDERS = ["anthropic", "openai", "codex"]
 MESSAGES = [{"role": "system", "content": "You advise."}, {"role": "user", "content": "fix it"},
             {"role": "assistant", "content": "on it"}, {"role": "user", "content": "advise me"}]
@@ -21,7 +22,7 @@ MESSAGES = [{"role": "system", "content": "You advise."}, {"role": "user", "cont
 
 @pytest.mark.rule(id="wire.endpoints")
 @pytest.mark.parametrize("provider, path", [("anthropic", "/v1/messages"), ("openai", "/chat/completions"),
-                                            ("codex", "/responses")])
+                                            ("codex", "/responses")], ids=PROVIDERS)
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 def test_endpoint_and_json_body(impl, provider, path, stream):
     """Each provider's request is a POST of a JSON body to its endpoint path."""
@@ -34,25 +35,50 @@ def test_endpoint_and_json_body(impl, provider, path, stream):
 
 
 @pytest.mark.rule(id="wire.anthropic-version")
-def test_anthropic_version_header(impl):
-    """Anthropic requests carry an explicit anthropic-version header (a date)."""
-    request = neutral_request(MESSAGES)
+@pytest.mark.parametrize("fields", [{}, {"stream": True, "reasoning": "high"}, {"advisor_cache_profile": False}],
+                         ids=["plain", "stream-reasoning", "default-profile"])
+def test_anthropic_version_header(impl, fields):
+    """Anthropic requests carry an explicit anthropic-version header (a date), streaming or not, in either profile."""
+    request = neutral_request(MESSAGES, **fields)
     encoded = encode(impl, "anthropic", request, "wire.anthropic-version")
     check(re.fullmatch(r"\d{4}-\d{2}-\d{2}", encoded["headers"].get("anthropic-version", "")) is not None,
           "wire.anthropic-version", "no anthropic-version header", input=request, actual=encoded["headers"])
 
 
 @pytest.mark.rule(id="wire.anthropic-no-key")
-@given(messages=s.rendered_messages(), stream=st.booleans())
-def test_anthropic_never_carries_the_cache_key(impl, messages, stream):
+@example(messages=MESSAGES, stream=False, reasoning=None, advisor=True).via("wire.anthropic-no-key:plain")
+@example(messages=MESSAGES, stream=True, reasoning="high", advisor=True).via("wire.anthropic-no-key:stream-reasoning")
+@example(messages=MESSAGES, stream=False, reasoning=None, advisor=False).via("wire.anthropic-no-key:default-profile")
+@example(messages=[{"role": "user", "content": "advise me"}], stream=False, reasoning=None, advisor=True
+         ).via("wire.anthropic-no-key:no-system")
+@given(messages=s.rendered_messages(), stream=st.booleans(), reasoning=st.sampled_from([None, "low", "high"]),
+       advisor=st.booleans())
+def test_anthropic_never_carries_the_cache_key(impl, messages, stream, reasoning, advisor):
     """The cache key appears nowhere in an Anthropic request, headers included."""
-    request = neutral_request(messages, stream=stream, prompt_cache_key=KEY)
+    request = neutral_request(messages, stream=stream, prompt_cache_key=KEY, reasoning=reasoning,
+                              advisor_cache_profile=advisor)
     encoded = encode(impl, "anthropic", request, "wire.anthropic-no-key")
     check(not mentions(encoded, KEY), "wire.anthropic-no-key", "the cache key was sent to Anthropic", input=request,
           actual=encoded)
 
 
 @pytest.mark.rule(id="wire.anthropic-system-blocks")
+@example(messages=[{"role": "user", "content": "fix it"}, {"role": "user", "content": "advise me"}]
+         ).via("wire.anthropic-system-blocks:none")
+@example(messages=MESSAGES).via("wire.anthropic-system-blocks:one")
+@example(messages=[{"role": "system", "content": "You advise."}, {"role": "system", "content": "Be brief."},
+                   {"role": "system", "content": "Name files."}, {"role": "user", "content": "advise me"}]
+         ).via("wire.anthropic-system-blocks:several-in-order")
+@example(messages=[{"role": "system", "content": "You advise."}, {"role": "system", "content": " \n\t"},
+                   {"role": "system", "content": ""}, {"role": "user", "content": "advise me"}]
+         ).via("wire.anthropic-system-blocks:blank-skipped")
+@example(messages=[{"role": "system", "content": "\u3000\u2028\u00a0"}, {"role": "system", "content": "You advise."},
+                   {"role": "user", "content": "advise me"}]).via("wire.anthropic-system-blocks:unicode-blank-skipped")
+@example(messages=[{"role": "system", "content": "  You advise.\n"}, {"role": "user", "content": "advise me"}]
+         ).via("wire.anthropic-system-blocks:padded-kept-whole")
+@example(messages=[{"role": "system", "content": "You advise."}, {"role": "user", "content": "fix it"},
+                   {"role": "system", "content": "Reminder: run the tests."}, {"role": "assistant", "content": "on it"},
+                   {"role": "user", "content": "advise me"}]).via("wire.anthropic-system-blocks:mid-conversation")
 @given(messages=s.rendered_messages())
 def test_anthropic_system_is_a_list_of_text_blocks(impl, messages):
     """System messages become a list of text blocks, in order, blank ones skipped."""
@@ -70,14 +96,31 @@ def test_anthropic_system_is_a_list_of_text_blocks(impl, messages):
 
 @pytest.mark.rule(id="wire.anthropic-messages")
 @given(messages=s.rendered_messages())
+@example(messages=MESSAGES).via("wire.anthropic-messages:alternating")
 @example(messages=[{"role": "user", "content": " padded "}, {"role": "assistant", "content": "\n"},
-                   {"role": "user", "content": "advise"}])
+                   {"role": "user", "content": "advise"}]).via("wire.anthropic-messages:white-space-kept")
+@example(messages=[{"role": "user", "content": "look"}, {"role": "user", "content": "and this"},
+                   {"role": "assistant", "content": "on it"}, {"role": "assistant", "content": "done"},
+                   {"role": "user", "content": "advise"}]).via("wire.anthropic-messages:consecutive-same-role")
+@example(messages=[{"role": "user", "content": "look"}, {"role": "assistant", "content": ""},
+                   {"role": "user", "content": "advise"}]).via("wire.anthropic-messages:empty-assistant-dropped")
+@example(messages=[{"role": "user", "content": "look"}, {"role": "assistant", "content": ""},
+                   {"role": "assistant", "content": ""}, {"role": "assistant", "content": "on it"},
+                   {"role": "user", "content": "advise"}]).via("wire.anthropic-messages:several-empty-assistants")
+@example(messages=[{"role": "user", "content": "look"}, {"role": "user", "content": ""},
+                   {"role": "assistant", "content": "on it"}, {"role": "user", "content": "advise"}]
+         ).via("wire.anthropic-messages:empty-user")
+@example(messages=[{"role": "user", "content": "caf\u00e9 \u2014 \U0001f600"}, {"role": "user", "content": "advise"}]
+         ).via("wire.anthropic-messages:non-ascii")
 def test_anthropic_one_text_block_per_message(impl, messages):
     """Every other message with text is one text block of its role, in order, and an empty assistant message is
     left out (what becomes of an empty user message is wire.anthropic-nonempty's: left out or given some text)."""
     request = neutral_request(messages)
     body = encode(impl, "anthropic", request, "wire.anthropic-messages")["body"]
     got = [(m["role"], [b.get("text") for b in m["content"]]) for m in body["messages"]]
+    # A control: an empty user message sent as an empty text block breaks wire.anthropic-nonempty, not this rule.
+    check([texts for role, texts in got if role == "user" and "" in texts] == [], "wire.anthropic-nonempty",
+          "an empty user message was sent as an empty text block", input=request, actual=body["messages"])
     rest = [m for m in messages if m["role"] != "system"]
     position = 0
     for index, message in enumerate(rest):
@@ -100,8 +143,19 @@ def test_anthropic_one_text_block_per_message(impl, messages):
 @pytest.mark.rule(id="wire.anthropic-nonempty")
 @given(messages=s.rendered_messages(), advisor=st.booleans())
 @example(messages=[{"role": "system", "content": "advise"}, {"role": "user", "content": ""},
-                   {"role": "assistant", "content": ""}, {"role": "user", "content": "go on"}], advisor=True)
-@example(messages=[{"role": "user", "content": "look"}, {"role": "user", "content": ""}], advisor=False)
+                   {"role": "assistant", "content": ""}, {"role": "user", "content": "go on"}], advisor=True
+         ).via("wire.anthropic-nonempty:empty-user-and-assistant")
+@example(messages=[{"role": "user", "content": "look"}, {"role": "user", "content": ""}], advisor=False
+         ).via("wire.anthropic-nonempty:empty-final-default-profile")
+@example(messages=[{"role": "system", "content": ""}, {"role": "user", "content": "look"},
+                   {"role": "user", "content": "go on"}], advisor=True).via("wire.anthropic-nonempty:empty-system")
+@example(messages=[{"role": "user", "content": ""}, {"role": "user", "content": "go on"}], advisor=False
+         ).via("wire.anthropic-nonempty:empty-second-to-last-user-default-profile")
+@example(messages=[{"role": "user", "content": "look"}, {"role": "assistant", "content": ""},
+                   {"role": "user", "content": "go on"}], advisor=True
+         ).via("wire.anthropic-nonempty:empty-assistant-before-final")
+@example(messages=s.block_messages(16)[:1] + [{"role": "user", "content": ""}] + s.block_messages(16)[2:], advisor=True
+         ).via("wire.anthropic-nonempty:empty-at-breakpoint-distance")
 def test_anthropic_has_no_empty_text_block(impl, messages, advisor):
     """No text block on the Anthropic wire is empty."""
     request = neutral_request(messages, advisor_cache_profile=advisor)
@@ -111,22 +165,26 @@ def test_anthropic_has_no_empty_text_block(impl, messages, advisor):
 
 
 @pytest.mark.rule(id="wire.openai-cache-key")
+@pytest.mark.parametrize("key", [KEY, OTHER_KEY], ids=["hex-key", "stored-key"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
-def test_openai_carries_prompt_cache_key(impl, stream):
-    """OpenAI chat requests carry the key as prompt_cache_key, and its messages as role and content."""
-    request = neutral_request(MESSAGES, stream=stream, prompt_cache_key=KEY)
+def test_openai_carries_prompt_cache_key(impl, stream, key):
+    """OpenAI chat requests carry the key, whatever its form, as prompt_cache_key, and its messages as role and
+    content."""
+    request = neutral_request(MESSAGES, stream=stream, prompt_cache_key=key, reasoning="low" if stream else None)
     body = encode(impl, "openai", request, "wire.openai-cache-key")["body"]
-    check_equal(body.get("prompt_cache_key"), KEY, "wire.openai-cache-key", "prompt_cache_key is not the key",
+    check_equal(body.get("prompt_cache_key"), key, "wire.openai-cache-key", "prompt_cache_key is not the key",
                 input=request, actual=body)
     check_equal(body.get("messages"), MESSAGES, "wire.openai-cache-key", "the messages are not sent as they are",
                 input=request)
 
 
 @pytest.mark.rule(id="wire.openai-stream-usage")
-@pytest.mark.parametrize("provider", ["openai"])
-def test_openai_stream_asks_for_usage(impl, provider):
+@pytest.mark.parametrize("reasoning", [None, "high"], ids=["no-reasoning", "reasoning"])
+def test_openai_stream_asks_for_usage(impl, reasoning):
     """A streaming chat request sets stream and stream_options.include_usage; a plain one sets neither."""
-    streaming_request, plain_request = neutral_request(MESSAGES, stream=True), neutral_request(MESSAGES, stream=False)
+    provider = "openai"
+    streaming_request = neutral_request(MESSAGES, stream=True, reasoning=reasoning)
+    plain_request = neutral_request(MESSAGES, stream=False, reasoning=reasoning)
     streaming = encode(impl, provider, streaming_request, "wire.openai-stream-usage")["body"]
     check(streaming.get("stream") is True and streaming.get("stream_options", {}).get("include_usage") is True,
           "wire.openai-stream-usage", "the stream does not ask for usage", input=streaming_request, actual=streaming)
@@ -136,16 +194,26 @@ def test_openai_stream_asks_for_usage(impl, provider):
 
 
 @pytest.mark.rule(id="wire.codex-affinity")
+@pytest.mark.parametrize("key", [KEY, OTHER_KEY], ids=["hex-key", "stored-key"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
-def test_codex_key_in_body_and_affinity_headers(impl, stream):
+def test_codex_key_in_body_and_affinity_headers(impl, stream, key):
     """With a key, Codex requests carry prompt_cache_key and the session-id and thread-id headers."""
-    request = neutral_request(MESSAGES, stream=stream, prompt_cache_key=KEY)
+    request = neutral_request(MESSAGES, stream=stream, prompt_cache_key=key, reasoning="low" if stream else None)
     encoded = encode(impl, "codex", request, "wire.codex-affinity")
-    check_equal(encoded["body"].get("prompt_cache_key"), KEY, "wire.codex-affinity", "prompt_cache_key is missing",
+    check_equal(encoded["body"].get("prompt_cache_key"), key, "wire.codex-affinity", "prompt_cache_key is missing",
                 input=request, actual=encoded["body"])
     headers = encoded["headers"]
-    check_equal((headers.get("session-id"), headers.get("thread-id")), (KEY, KEY), "wire.codex-affinity",
+    check_equal((headers.get("session-id"), headers.get("thread-id")), (key, key), "wire.codex-affinity",
                 "the affinity headers do not carry the key", input=request, actual=headers)
+
+
+@pytest.mark.rule(id="wire.openai-cache-key")
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_openai_without_key_sends_none(impl, stream):
+    """Without a key, OpenAI chat requests carry no prompt_cache_key."""
+    request = neutral_request(MESSAGES, stream=stream, prompt_cache_key="")
+    body = encode(impl, "openai", request, "wire.openai-cache-key")["body"]
+    check("prompt_cache_key" not in body, "wire.openai-cache-key", "an empty key was sent", input=request, actual=body)
 
 
 @pytest.mark.rule(id="wire.codex-affinity")
@@ -159,6 +227,25 @@ def test_codex_without_key_sends_no_affinity(impl):
 
 
 @pytest.mark.rule(id="wire.codex-instructions")
+@example(messages=[{"role": "user", "content": "fix it"}, {"role": "assistant", "content": "on it"},
+                   {"role": "user", "content": "advise me"}]).via("wire.codex-instructions:no-system")
+@example(messages=MESSAGES).via("wire.codex-instructions:one-system")
+@example(messages=[{"role": "system", "content": "You advise."}, {"role": "system", "content": "Be brief."},
+                   {"role": "user", "content": "advise me"}]).via("wire.codex-instructions:several-joined")
+@example(messages=[{"role": "system", "content": "  You advise.\n"}, {"role": "system", "content": "\u3000Be brief.\t"},
+                   {"role": "user", "content": "advise me"}]).via("wire.codex-instructions:padded-trimmed")
+@example(messages=[{"role": "system", "content": " \n"}, {"role": "system", "content": "You advise."},
+                   {"role": "system", "content": ""}, {"role": "user", "content": "advise me"}]
+         ).via("wire.codex-instructions:blank-skipped")
+@example(messages=[{"role": "system", "content": "You advise."}, {"role": "user", "content": "fix it"},
+                   {"role": "system", "content": "Reminder: run the tests."}, {"role": "assistant", "content": "on it"},
+                   {"role": "user", "content": "advise me"}]).via("wire.codex-instructions:mid-conversation")
+@example(messages=[{"role": "user", "content": "look"}, {"role": "assistant", "content": ""},
+                   {"role": "user", "content": ""}, {"role": "assistant", "content": " "},
+                   {"role": "user", "content": "advise me"}]).via("wire.codex-instructions:empty-left-out")
+@example(messages=[{"role": "user", "content": "look"}, {"role": "user", "content": "and this"},
+                   {"role": "assistant", "content": "one"}, {"role": "assistant", "content": "two"},
+                   {"role": "user", "content": "advise me"}]).via("wire.codex-instructions:consecutive-same-role")
 @given(messages=s.rendered_messages())
 def test_codex_instructions_and_items(impl, messages):
     """System messages become the instructions, joined by blank lines; other messages with text become items."""
@@ -202,8 +289,51 @@ def test_reasoning_reaches_the_wire(impl, provider):
               actual={"with reasoning": heavy, "without": plain})
 
 
+@pytest.mark.rule(id="wire.reasoning")
+@pytest.mark.parametrize("provider, effort, max_tokens", [
+    ("openai", "low", 4096), ("openai", "medium", 4096), ("codex", "low", 4096), ("codex", "medium", 4096),
+    ("anthropic", "low", 4096), ("anthropic", "high", 2048)],
+    ids=["openai-low", "openai-medium", "codex-low", "codex-medium", "anthropic-low", "anthropic-high-small-max"])
+def test_each_effort_reaches_the_wire(impl, provider, effort, max_tokens):
+    """Every reasoning effort is sent as set (OpenAI, Codex), or as an enabled thinking budget of at least 1024 tokens
+    below max_tokens (Anthropic)."""
+    request = neutral_request(MESSAGES, reasoning=effort, stream=True, max_tokens=max_tokens)
+    body = encode(impl, provider, request, "wire.reasoning")["body"]
+    if provider == "openai":
+        ok, what = body.get("reasoning_effort") == effort, f"reasoning_effort is not {effort!r}"
+    elif provider == "codex":
+        ok, what = (body.get("reasoning") or {}).get("effort") == effort, f"reasoning.effort is not {effort!r}"
+    else:
+        thinking = body.get("thinking") or {}
+        ok = thinking.get("type") == "enabled" and 1024 <= thinking.get("budget_tokens", 0) < body.get("max_tokens", 0)
+        what = f"thinking is not enabled with a budget of at least 1024 below max_tokens {max_tokens}"
+    check(ok, "wire.reasoning", what, input=request, actual=body)
+
+
+@pytest.mark.rule(id="wire.reasoning")
+@pytest.mark.parametrize("max_tokens", [1024, 600])
+def test_no_thinking_budget_without_room_below_max_tokens(impl, max_tokens):
+    """With max_tokens too small for a budget of at least 1024 below it, no thinking budget outside those bounds is
+    sent."""
+    request = neutral_request(MESSAGES, reasoning="high", stream=True, max_tokens=max_tokens)
+    body = encode(impl, "anthropic", request, "wire.reasoning")["body"]
+    thinking = body.get("thinking")
+    check(thinking is None or (thinking.get("type") == "enabled"
+                               and 1024 <= thinking.get("budget_tokens", 0) < body.get("max_tokens", 0)),
+          "wire.reasoning", f"a thinking budget that does not fit below max_tokens {max_tokens} was sent", input=request,
+          actual=body)
+
+
 @pytest.mark.rule(id="wire.typed-params")
 @pytest.mark.parametrize("provider", PROVIDERS)
+@example(messages=MESSAGES, stream=False, reasoning=None, advisor=True).via("wire.typed-params:plain")
+@example(messages=MESSAGES, stream=True, reasoning="high", advisor=True).via("wire.typed-params:stream-reasoning")
+@example(messages=MESSAGES, stream=False, reasoning="low", advisor=False).via("wire.typed-params:default-profile")
+@example(messages=[{"role": "system", "content": " "}, {"role": "user", "content": ""},
+                   {"role": "assistant", "content": ""}, {"role": "user", "content": "advise me"}],
+         stream=False, reasoning=None, advisor=True).via("wire.typed-params:empty-messages")
+@example(messages=[{"role": "user", "content": "advise me"}], stream=True, reasoning=None, advisor=False
+         ).via("wire.typed-params:no-system")
 @given(messages=s.rendered_messages(), stream=st.booleans(), reasoning=st.sampled_from([None, "low", "high"]),
        advisor=st.booleans())
 def test_bodies_fit_the_official_sdk_types(impl, provider, messages, stream, reasoning, advisor):
