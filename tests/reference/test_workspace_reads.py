@@ -188,7 +188,9 @@ def test_fifo_with_a_writer_waiting_is_still_refused(tmp_path):
     with pytest.raises(FileRefused) as info:
         load_files(PathPolicy(str(tmp_path)), ["pipe"])
     assert info.value.at == "input.files[0]" and "FIFO" in info.value.detail
-    reader = os.open(fifo, os.O_RDONLY)  # release the writer thread
+    # release the writer thread without waiting for it: if the refusal's own open already let it through and it
+    # has finished, a blocking open here would wait for a writer forever
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     writer.join(5)
     os.close(reader)
     assert not writer.is_alive()
