@@ -49,7 +49,7 @@ AREA_OPERATIONS: dict[str, tuple[str, ...]] = {
     "dedupe": ("shape",),
     "inflight": ("shape",),
     "tool": ("tool_definition", "scenario"),
-    "workspace": ("scenario",),
+    "workspace": ("scenario", "shape"),  # a loaded file is compared with what shape renders for the same bytes
     "handler": ("scenario", "shape"),  # a call's request is compared with what shape renders
     "budget": ("scenario",),
     "transport": ("scenario",),

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
-from advisor_conformance.checks import check
+from advisor_conformance.checks import check, needs_operation
 from advisor_conformance.scenarios import call, requests_of, result_of, run, scenario
 from advisor_conformance.shaping import (
     Deduped,
@@ -217,6 +217,7 @@ def _live_snapshot(read=None):
                          ids=["dot-slash", "dot-dot", "double-slash", "absolute"])
 def test_file_is_matched_by_its_display_path_however_it_is_spelt(impl, strings, spelling):
     """A caller's path spelt otherwise is deduped against the full read of its display path."""
+    needs_operation(impl, "scenario")
     shown = {"files": [spelling], "work_dir": "{work}"}
     finals = []
     with workspace({PATH: {"text": CONTENT.decode()}}) as work:

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from advisor_conformance.checks import check, check_equal
+from advisor_conformance.checks import check, check_equal, needs_operation
 from advisor_conformance.scenarios import Reply, call, mentions, run, scenario
 
 KEY = "5f0e7c1d2b3a49588776655443322110"
@@ -32,6 +32,7 @@ def _exchange(impl, lb, provider, mode, rule, *, base_path="", reasoning=None):
     first: the requests made stream as the call kind requires (streaming.non-streaming-default,
     streaming.reasoning-streams, streaming.stream-required-retry), so a wrong kind of call is never blamed on ``rule``.
     Returns the answer, the scenario and the requests received."""
+    needs_operation(impl, "scenario")  # the wire as it arrives over HTTP, through a call
     reasoning = reasoning or ("low" if mode == "stream" else None)
     answers = {"plain": [Reply.recorded(JSON_ANSWER[provider])], "stream": [Reply.recorded(STREAM_ANSWER[provider])],
                "retry": [Reply(400, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER[provider])]}[mode]
