@@ -16,6 +16,11 @@ from hypothesis import strategies as st
 UNITS = ["a", "Z", " ", "\n", "é", "ß", "€", "中", "😀", "𝄞", "<", "&", "\u2028", '"', "\\"]
 GO_SPACES = ["\t", "\n", "\v", "\f", "\r", " ", "\u0085", "\u00a0", "\u2003", "\u3000", "\u2028"]
 NOT_GO_SPACES = ["\x1c", "\ufeff", "\u200b"]  # trimmed by Python or JavaScript, not by Go
+
+
+def go_padding(max_size: int) -> st.SearchStrategy[str]:
+    """Up to ``max_size`` characters of Go's white-space set (what unicode.IsSpace trims), the empty string included."""
+    return st.lists(st.sampled_from(GO_SPACES), max_size=max_size).map("".join)
 TOOL_NAMES = ["read", "grep", "bash", "edit", "mutate", "list_dir", "advisor", "web_fetch"]
 
 

@@ -42,9 +42,9 @@ def _trim_control(impl, edge):
 @example(pad_left="", text="Done.", pad_right=" \n\t").via("handler.note-trimmed:one-side")
 @example(pad_left=" ", text="First this.\n\n  Then\tthat.", pad_right="\n").via("handler.note-trimmed:inner-space")
 @example(pad_left="", text="Done.", pad_right="").via("handler.note-trimmed:no-padding")
-@given(pad_left=st.lists(st.sampled_from(s.GO_SPACES), max_size=3).map("".join),
+@given(pad_left=s.go_padding(3),
        text=st.text(min_size=1, max_size=200).filter(lambda t: oracle.trim(t) == t),
-       pad_right=st.lists(st.sampled_from(s.GO_SPACES), max_size=3).map("".join))
+       pad_right=s.go_padding(3))
 def test_note_is_the_answer_trimmed(impl, pad_left, text, pad_right):
     """The note is the advisor's answer trimmed of surrounding white space, and nothing inside it changes."""
     note, params = _note(impl, pad_left + text + pad_right, "stop", "handler.note-trimmed")

@@ -226,7 +226,7 @@ def test_in_flight_block_comes_before_the_files_and_the_question(impl, strings, 
 
 @pytest.mark.rule(id="inflight.block-layout")
 @given(text=st.text(min_size=1, max_size=200).filter(lambda t: oracle.trim(t)),
-       pad=st.lists(st.sampled_from(s.GO_SPACES), max_size=3).map("".join))
+       pad=s.go_padding(3))
 @example(text="next I rewrite parse()", pad="").via("inflight.block-layout:no-padding")
 @example(text="next I rewrite parse()", pad=" \t\n").via("inflight.block-layout:ascii-padding")
 @example(text="next I rewrite parse()", pad="\u3000\u00a0\u2028\u0085").via("inflight.block-layout:unicode-padding")
