@@ -186,6 +186,8 @@ class Difference:
     expected: str | None = None  # for a text: the expected text (or the segment) where it departs ...
     offset: int | None = None  # ... and where, so a departure inside a declared string is blamed on its rule
     actual: str | None = field(default=None, compare=False)  # the text found (a declared string moved elsewhere)
+    actual_offset: int | None = field(default=None, compare=False)  # where in ``actual`` it departs, when known
+    whole: str | None = field(default=None, compare=False)  # the whole expected text (the segments joined)
 
     @property
     def where(self) -> str:
@@ -274,10 +276,23 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
         if isinstance(expected, str) and isinstance(actual, str):
             offset = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
                           min(len(expected), len(actual)))
-            return [Difference(path, _text_difference(expected, actual), expected=expected, offset=offset,
-                               actual=actual)]
+            return [Difference(path, _text_difference(expected, actual), _encoding_only(expected, actual, exact_args),
+                               expected=expected, offset=offset, actual=actual, actual_offset=offset,
+                               whole=expected)]
         return [Difference(path, f"expected {_show(expected)}, got {_show(actual)}")]
     return []
+
+
+#: The rule of the exact form of tool-call arguments, for an implementation that declares it (option args_json).
+ORIGIN_ENCODING = "flatten.args-json-origin-encoding"
+
+
+def _encoding_only(expected: str, actual: str, exact_args: bool) -> tuple[str, ...]:
+    """(:data:`ORIGIN_ENCODING`,) when two texts compared byte for byte (the implementation declares the origin's
+    argument encoding) differ only in how tool-call arguments are written: as JSON values they are equal; else ()."""
+    if exact_args and canonical_tool_calls(expected) == canonical_tool_calls(actual):
+        return (ORIGIN_ENCODING,)
+    return ()
 
 
 def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | int, int], ...], *, exact_args: bool,
@@ -304,10 +319,14 @@ def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | in
     index, what, offset = found
     part = parts[min(index, len(parts) - 1)] if parts else ""
     rules = owner[min(index, len(owner) - 1)] if owner else ()
+    if all(isinstance(piece, str) for piece in parts):
+        rules = _encoding_only("".join(parts), actual, exact_args) or rules  # type: ignore[arg-type]
     if isinstance(part, Deduped) and f"File: {part.path}\n```\n" in actual:
         rules = ()  # the file was sent whole where it should be deduped: the case's dedupe decision, not the layout
+    texts = all(isinstance(piece, str) for piece in parts)
+    at = sum(map(len, parts[:index])) + offset if offset is not None and texts else None  # type: ignore[arg-type]
     return [Difference(path, what, rules, expected=part if isinstance(part, str) else None, offset=offset,
-                       actual=actual)]
+                       actual=actual, actual_offset=at, whole="".join(parts) if texts else None)]  # type: ignore[arg-type]
 
 
 def _matcher(name: str, argument: Any, actual: Any, keys: dict[str, str]) -> str | None:
@@ -422,17 +441,46 @@ FIELD_RULES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+def request_field_rule(case: Case, diff: Difference) -> tuple[str, ...] | None:
+    """Of the :data:`FIELD_RULES` that name several rules, the one the expected value shows: a scenario request's
+    session fields are the main agent's (``<session>-advisor``), a sub-agent's (``-subagent-advisor``) or absent
+    (no session id); its cache key is the store's (a literal) or a fresh one (``$hex32``). None for other fields."""
+    path = diff.path
+    if case.op != "scenario" or len(path) != 3 or path[0][0] != "provider_requests" or not isinstance(path[1][0], int):
+        return None
+    requests = case.expect.get("provider_requests") if isinstance(case.expect, dict) else None
+    index, name = path[1][0], path[2][0]
+    if not isinstance(requests, list) or not 0 <= index < len(requests) or not isinstance(requests[index], dict):
+        return None
+    request = requests[index]
+    if name == "prompt_cache_key":
+        want = request.get(name)
+        return ("transport.fresh-key",) if isinstance(want, dict) and "$hex32" in want else \
+            ("transport.cache-key-store",) if isinstance(want, str) else None
+    if name in ("transport_session", "parent_session"):
+        session = request.get("transport_session")
+        if request.get(name) is None:
+            return ("transport.no-session",)
+        if isinstance(session, str):
+            return ("transport.subagent-session",) if session.endswith("-subagent-advisor") else \
+                ("transport.main-session",)
+    return None
+
+
 def frame_rule(diff: Difference) -> tuple[str, ...] | None:
     """The flattening rule of the frame a text departs in: the ``[tool_call: <name> `` opening or the closing ``]``
     of a tool-call line (flatten.tool-call-line), or a ``[tool_result: <name>]`` header line (flatten.tool-result),
     whatever the message is about. A departure inside the arguments, or at the line's first character, is not the
     frame's (None)."""
-    if diff.expected is None or diff.offset is None:
+    # the whole expected text where it is known (a segment may hold only part of a line)
+    text, offset = (diff.whole, diff.actual_offset) if diff.whole is not None and diff.actual_offset is not None \
+        else (diff.expected, diff.offset)
+    if text is None or offset is None:
         return None
-    start = diff.expected.rfind("\n", 0, diff.offset) + 1
-    end = diff.expected.find("\n", diff.offset)
-    line = diff.expected[start:len(diff.expected) if end < 0 else end]
-    at = diff.offset - start
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    line = text[start:len(text) if end < 0 else end]
+    at = offset - start
     call = _TOOL_CALL_LINE.match(line)
     # (at the line's very start the text departs before the line: what separates it from the text above)
     if call is not None and 0 < at and (at <= len("[tool_call: ") + len(call["name"]) or at >= len(line) - 1):
@@ -440,6 +488,36 @@ def frame_rule(diff: Difference) -> tuple[str, ...] | None:
     if line.startswith("[tool_result: ") and line.endswith("]") and 0 < at < len(line):
         return ("flatten.tool-result",)
     return None
+
+
+def _call_ids(value: Any) -> set[str]:
+    """The ids of every tool call in an operation's input (its transcript or a scenario's snapshots)."""
+    ids: set[str] = set()
+    if isinstance(value, dict):
+        for call in value.get("tool_calls") or () if isinstance(value.get("tool_calls"), list) else ():
+            if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"].strip():
+                ids.add(call["id"])
+        for item in value.values():
+            ids |= _call_ids(item)
+    elif isinstance(value, list):
+        for item in value:
+            ids |= _call_ids(item)
+    return ids
+
+
+def _shows_call_id(diff: Difference, ids: set[str]) -> bool:
+    """Whether the text departs on a line that shows a tool call's id where the expected line does not (the ids
+    must stay hidden: flatten.call-ids-hidden), e.g. ``[tool_call: bash {...} id=c1]``."""
+    if diff.whole is None or diff.actual is None or diff.actual_offset is None or not ids:
+        return False
+    at = diff.actual_offset  # the texts are equal up to here
+
+    def line(text: str) -> str:
+        return text[text.rfind("\n", 0, at) + 1:].split("\n", 1)[0]
+
+    expected_line, got_line = line(diff.whole), line(diff.actual)
+    return any(len(re.findall(rf"(?<![\w-]){re.escape(one)}(?![\w-])", got_line))
+               > len(re.findall(rf"(?<![\w-]){re.escape(one)}(?![\w-])", expected_line)) for one in ids)
 
 
 def attribute(case: Case, found: list[Difference],
@@ -450,8 +528,15 @@ def attribute(case: Case, found: list[Difference],
     name the field more closely); else all the case's rules."""
     parsed = [(parse_pattern(pattern), rules) for pattern, rules in (case.pins or {}).items()]
     fields = [(parse_pattern(pattern, "FIELD_RULES"), rules) for pattern, rules in FIELD_RULES.get(case.op, {}).items()]
+    ids = _call_ids(case.input)
     out = {}
     for diff in found:
+        if diff.rules == (ORIGIN_ENCODING,):
+            out[diff] = diff.rules
+            continue
+        if _shows_call_id(diff, ids):
+            out[diff] = ("flatten.call-ids-hidden",)
+            continue
         declared = declared_rule(diff, strings)
         if declared is not None:
             out[diff] = (declared,)
@@ -468,9 +553,22 @@ def attribute(case: Case, found: list[Difference],
         field_best = max(((len(steps), rules) for steps, rules in fields if covers(steps, diff.path)), default=None,
                          key=lambda pair: pair[0])
         if field_best is not None and (best is None or field_best[0] > best[0]):
-            best = field_best
+            best = (field_best[0], request_field_rule(case, diff) or field_best[1])
         out[diff] = best[1] if best else case.rules
     return out
+
+
+def refused(found: list[Difference], expected: Any, answer: Any) -> tuple[list[Difference], tuple[str, ...] | None]:
+    """When the answer is an error the vector does not expect, only that difference (the rest of the answer is missing
+    because of it), and the rules it breaks when they do not depend on the case: a message of the transcript refused
+    (``at`` names ``transcript[i]``) breaks transcript.roles, for the vector's messages fit the message model; else
+    None (the pins decide)."""
+    if not (isinstance(answer, dict) and "error" in answer and isinstance(expected, dict) and "error" not in expected):
+        return found, None
+    found = [diff for diff in found if diff.path[:1] == (("error", 0),)]
+    error = answer["error"]
+    at = error.get("at") if isinstance(error, dict) else None
+    return found, ("transcript.roles",) if isinstance(at, str) and at.startswith("transcript[") else None
 
 
 def load_file(path: Path) -> list[Case]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor_conformance.vectors import Case, VectorError, attribute, differences, fill, parse_pattern
+from advisor_conformance.vectors import Case, VectorError, attribute, differences, fill, parse_pattern, refused
 
 STRINGS = {"deduped_file_notice": "(see above)", "guidance_request": "Advise."}
 
@@ -127,6 +127,29 @@ def test_fields_of_an_operation_pin_their_own_rules_over_an_enclosing_pattern():
                       "answer.provider_requests[0].call": ("b.cap",)}
 
 
+def test_session_fields_and_cache_keys_are_blamed_on_the_rule_the_expected_value_shows():
+    """A request's session fields are blamed on the main agent's, a sub-agent's or the no-session rule, and its
+    cache key on the store's or the fresh-key rule, by what the vector expects there."""
+    case = Case("f", "c", "d", ("b.cap",), "scenario", {}, {"provider_requests": [
+        {"transport_session": "s-advisor", "parent_session": "s", "prompt_cache_key": "store-key"},
+        {"transport_session": "s-subagent-advisor", "parent_session": "s", "prompt_cache_key": {"$hex32": "k"}},
+        {"transport_session": None, "parent_session": None, "prompt_cache_key": "store-key"}]}, {}, None,
+        {"provider_requests[*]": ("b.cap",)})
+    wrong = {"transport_session": "x", "parent_session": "x", "prompt_cache_key": "x"}
+    found = _diffs(case.expect, {"provider_requests": [wrong, wrong, wrong]})
+    blamed = {diff.where: rules for diff, rules in attribute(case, found).items()}
+    assert blamed == {
+        "answer.provider_requests[0].transport_session": ("transport.main-session",),
+        "answer.provider_requests[0].parent_session": ("transport.main-session",),
+        "answer.provider_requests[0].prompt_cache_key": ("transport.cache-key-store",),
+        "answer.provider_requests[1].transport_session": ("transport.subagent-session",),
+        "answer.provider_requests[1].parent_session": ("transport.subagent-session",),
+        "answer.provider_requests[1].prompt_cache_key": ("transport.fresh-key",),
+        "answer.provider_requests[2].transport_session": ("transport.no-session",),
+        "answer.provider_requests[2].parent_session": ("transport.no-session",),
+        "answer.provider_requests[2].prompt_cache_key": ("transport.cache-key-store",)}
+
+
 def test_text_running_on_past_the_end_is_blamed_on_the_declared_string_it_runs_from():
     """Text left over after a segment that ends in a declared string (a newline after the request for guidance) is
     blamed on that string's rule, not on the segment's."""
@@ -140,12 +163,54 @@ def test_a_departure_in_a_tool_calls_frame_is_blamed_on_the_tool_call_line():
     flatten.tool-call-line whatever the case pins; a departure inside the arguments is left to the pins."""
     case = _case(pins={"messages": ["a.x"]})
     line = 'Looking.\n[tool_call: read {"path":"a.go"}]'
-    for actual, rules in [('Looking.\n[tool_call: read] {"path":"a.go"}', ("flatten.tool-call-line",)),
-                          ('Looking.\n[tool_call: view {"path":"a.go"}]', ("flatten.tool-call-line",)),
-                          ('Looking.\n[tool_call: read {"path":"b.go"}]', ("a.x",)),
-                          ('Looking!\n[tool_call: read {"path":"a.go"}]', ("a.x",)),
-                          ('Looking.\n\n[tool_call: read {"path":"a.go"}]', ("a.x",))]:
+    for actual, rules, segment in [('Looking.\n[tool_call: read] {"path":"a.go"}', ("flatten.tool-call-line",), None),
+                                   ('Looking.\n[tool_call: view {"path":"a.go"}]', ("flatten.tool-call-line",), None),
+                                   ('Looking.\n[tool_call: read {"path":"b.go"}]', ("a.x",), ("a.z",)),
+                                   ('Looking!\n[tool_call: read {"path":"a.go"}]', ("a.x",), ("a.x",)),
+                                   ('Looking.\n\n[tool_call: read {"path":"a.go"}]', ("a.x",), ("a.y",))]:
         (diff,) = _diffs({"messages": [line]}, {"messages": [actual]})
+        assert attribute(case, [diff])[diff] == rules, actual
+        # the same line cut into segments (the frame's, the arguments'), each blamed on the case's own rule
+        segments = {"$segments": [["Looking.", ["a.x"]], ["\n[tool_call: read ", ["a.y"]], ['{"path":"a.go"}', ["a.z"]],
+                                  ["]", ["a.y"]]]}
+        (diff,) = _diffs({"messages": [segments]}, {"messages": [actual]})
+        assert attribute(case, [diff])[diff] == (segment or rules), actual
+
+
+@pytest.mark.parametrize("segmented", [False, True])
+def test_arguments_written_in_another_form_are_blamed_on_the_origin_encoding(segmented):
+    """Compared byte for byte (the origin encoding declared), a text whose tool-call arguments differ only in how they
+    are written (escapes, key order, number form) is blamed on flatten.args-json-origin-encoding, whatever the case
+    pins; arguments that differ as values stay with the pins, and without the declaration they are equal."""
+    case = _case(pins={"messages": ["a.x"]})
+    line = '[tool_call: write {"n":1,"text":"\\u003c\\ufffd"}]'
+    expected = {"$segments": [["Saving.\n", ["a.y"]], [line, ["a.x"]]]} if segmented else "Saving.\n" + line
+    for actual, rules in [('Saving.\n[tool_call: write {"n":1,"text":"<\ufffd"}]', ("flatten.args-json-origin-encoding",)),
+                          ('Saving.\n[tool_call: write {"text":"\\u003c\\ufffd","n":1.0}]',
+                           ("flatten.args-json-origin-encoding",)),
+                          ('Saving.\n[tool_call: write {"n":1,"text":"<>"}]', ("a.x",))]:
+        (diff,) = _diffs({"messages": [expected]}, {"messages": [actual]})
+        assert attribute(case, [diff])[diff] == rules, actual
+    assert _diffs({"messages": [expected]}, {"messages": ['Saving.\n[tool_call: write {"n":1,"text":"<\ufffd"}]']},
+                  exact_args=False) == []
+
+
+@pytest.mark.parametrize("segmented", [False, True])
+def test_a_tool_call_id_shown_on_the_line_is_blamed_on_hidden_ids(segmented):
+    """A text that departs on a line showing a tool call's id from the input (more often than the expected line
+    does) is blamed on flatten.call-ids-hidden; an id that also stands in the expected line (an argument equal to
+    it) is not."""
+    line = '[tool_call: bash {"command":"echo c1"}]'
+    expected = {"$segments": [["[tool_call: bash ", ["a.x"]], ['{"command":"echo c1"}', ["a.y"]], ["]", ["a.z"]]]} \
+        if segmented else line
+    case = Case("f", "c", "d", ("a.x", "a.y", "a.z"), "shape",
+                {"transcript": [{"role": "assistant", "tool_calls": [{"id": "c1", "name": "bash"}]}]}, {}, {}, None,
+                {"messages": ("a.x",)})
+    for actual, rules in [('[tool_call: bash {"command":"echo c1"} id=c1]', ("flatten.call-ids-hidden",)),
+                          ('[tool_call: bash#c1 {"command":"echo c1"}]', ("flatten.call-ids-hidden",)),
+                          ('[tool_call: bash {"command":"echo c1"} ]', ("flatten.tool-call-line",)),
+                          ('[tool_call: bash {"command":"echo c2"}]', ("a.y",) if segmented else ("a.x",))]:
+        (diff,) = _diffs({"messages": [expected]}, {"messages": [actual]})
         assert attribute(case, [diff])[diff] == rules, actual
 
 
@@ -173,3 +238,17 @@ def test_deduped_slot_checks_what_the_block_must_hold():
     declared = {**STRINGS, "deduped_file_block": "[{path}: {notice}]\n"}
     exact = fill("{{deduped:src/a.py}}Advise.", declared)
     assert exact == "[src/a.py: (see above)]\nAdvise."
+
+
+@pytest.mark.parametrize("at, rules", [("transcript[1].content", ("transcript.roles",)), ("files[0]", None),
+                                       (None, None)])
+def test_an_unexpected_refusal_is_the_one_difference(at, rules):
+    """An error where the vector expects an answer is the only difference reported (the missing messages follow from
+    it); a refused transcript message is blamed on transcript.roles, any other refusal is left to the pins."""
+    expected = {"messages": [{"role": "user", "content": "Hi."}]}
+    answer = {"error": {"code": "invalid_input", **({"at": at} if at else {})}}
+    found, blame = refused(_diffs(expected, answer), expected, answer)
+    assert [diff.where for diff in found] == ["answer.error"]
+    assert blame == rules
+    assert refused(_diffs(expected, {"messages": []}), expected, {"messages": []})[1] is None
+    assert len(refused(_diffs(expected, {"messages": []}), expected, {"messages": []})[0]) == 1
