@@ -13,8 +13,8 @@ from advisor_reference import (
     MAX_FILE_BYTES,
     RenderedMessage,
     RequestBuilder,
-    decode_utf8,
     elide_text,
+    elision_marker,
     trim_space,
 )
 from advisor_reference.adapter import ReferenceAdapter
@@ -26,20 +26,24 @@ from . import breaks
 class MarkerOffByOne(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def elide_argument_string(self, text):
-            data = text.encode("utf-8")
-            if len(data) <= 1000:
-                return text
-            return decode_utf8(data[:1000]) + f"\u2026[elided, {len(data) + 1} bytes total]"
+            out = super().elide_argument_string(text)
+            if out == text:
+                return out
+            size = int(re.search(r"(\d+) bytes total\]$", out)[1])  # the reference's marker, N the true size
+            wrong = elision_marker(size + 1)
+            if hasattr(out, "dangling"):  # a cut through a character: keep how the reference writes its bytes
+                return type(out).of(out.head, out.dangling, wrong)
+            return out.removesuffix(elision_marker(size)) + wrong
 
 
 @breaks("elision.threshold", "strings of exactly 1000 bytes are elided too (>= instead of >)")
 class ThresholdInclusive(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def elide_argument_string(self, text):
-            data = text.encode("utf-8")
-            if len(data) < 1000:
-                return text
-            return decode_utf8(data[:1000]) + f"\u2026[elided, {len(data)} bytes total]"
+            if len(text.encode("utf-8", "surrogatepass")) == 1000 and text.encode("utf-8", "ignore") == \
+                    text.encode("utf-8", "surrogatepass"):  # exactly 1000 bytes of valid UTF-8
+                return text + elision_marker(1000)
+            return super().elide_argument_string(text)
 
 
 @breaks("elision.byte-cut", "the cut keeps 1000 characters instead of 1000 bytes")
