@@ -169,6 +169,14 @@ def test_vectors_name_known_rules_and_valid_params():
         assert not schema_errors(f"{case.op}.params", case.input), f"{case.key}: {schema_errors(case.op + '.params', case.input)}"
 
 
+def test_vectors_carry_every_rule_they_blame():
+    """A golden vector's rules list holds every rule its pins and segments can blame, so each failure it reports is
+    of a test carrying that rule (the cross-rule figure counts by the rules a test carries)."""
+    for case in load_all():
+        missing = sorted(case.named_rules() - set(case.rules))
+        assert not missing, f"{case.key}: pins or segments name {missing}, which its rules list lacks"
+
+
 def test_every_rule_is_tagged_where_the_reference_implements_it():
     """Each rule of the catalogue has at least one `rule:` tag in the reference, and every tag names a known rule."""
     from advisor_conformance._trace import implementation_sites
