@@ -118,6 +118,13 @@ def rule_outcome(bucket: dict[str, int]) -> str:
     return "no tests"
 
 
+def write_report(path: Path, report: Any) -> None:
+    """Write the rule report as UTF-8 JSON. A lone surrogate (an implementation's answer may carry one into a failure
+    message) is written as its JSON escape ``\\udXXX``, so the file stays valid UTF-8 and valid JSON."""
+    text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
+    path.write_bytes(text.encode("utf-8", "backslashreplace"))
+
+
 class RuleTally:
     """Collects test outcomes by rule; prints and writes them at the end of the session."""
 
@@ -205,7 +212,7 @@ class RuleTally:
             return  # an xdist worker: the controller writes the report
         path = session.config.getoption("rule_report")
         if path:
-            Path(path).write_text(json.dumps(self.report(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            write_report(Path(path), self.report())
 
     @pytest.hookimpl(trylast=True)  # after the other plugins' sections: the table ends the report
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:

@@ -373,3 +373,14 @@ def test_report_compare_needs_two_runs(tmp_path, capsys):
     good = tmp_path / "good.json"
     good.write_text(json.dumps(GOOD), encoding="utf-8")
     assert main(["report", str(good), "--compare", "-o", str(tmp_path / "r.html")]) == 2
+
+
+def test_rule_report_with_a_lone_surrogate_is_valid_utf8_json(tmp_path):
+    """A failure message carrying a lone surrogate (from an implementation's answer) is written as its JSON escape:
+    the rule report stays valid UTF-8 and reads back to the same text."""
+    from advisor_conformance._reporting import write_report
+
+    report = {"tests": {"t": {"message": "got \udc80 and \\\ud800 here", "rules": ["a.b"]}}}
+    path = tmp_path / "report.json"
+    write_report(path, report)
+    assert json.loads(path.read_bytes().decode("utf-8")) == report
