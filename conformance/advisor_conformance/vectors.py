@@ -324,7 +324,9 @@ def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | in
     if isinstance(part, Deduped) and f"File: {part.path}\n```\n" in actual:
         rules = ()  # the file was sent whole where it should be deduped: the case's dedupe decision, not the layout
     texts = all(isinstance(piece, str) for piece in parts)
-    at = sum(map(len, parts[:index])) + offset if offset is not None and texts else None  # type: ignore[arg-type]
+    # (past the last part, the offset is inside the last part: text left over at the end)
+    at = sum(map(len, parts[:min(index, len(parts) - 1)])) + offset \
+        if offset is not None and texts and parts else None  # type: ignore[arg-type]
     return [Difference(path, what, rules, expected=part if isinstance(part, str) else None, offset=offset,
                        actual=actual, actual_offset=at, whole="".join(parts) if texts else None)]  # type: ignore[arg-type]
 
@@ -490,6 +492,50 @@ def frame_rule(diff: Difference) -> tuple[str, ...] | None:
     return None
 
 
+def separator_rule(diff: Difference) -> tuple[str, ...] | None:
+    """flatten.assistant-with-calls when the text departs only in the newlines around tool-call lines: a blank line
+    where one newline should stand, none (the call line run onto the text above), or one after the last call line.
+    None otherwise."""
+    text = diff.whole if diff.whole is not None else diff.expected
+    at = diff.actual_offset
+    if text is None or diff.actual is None or at is None or at > len(text):
+        return None
+    want, got = text[at:], diff.actual[at:]
+    if want.startswith("\n"):  # the newline missing: the call line follows the text at once
+        line = want[1:].split("\n", 1)[0]
+        if _TOOL_CALL_LINE.match(line) and got.startswith(line):
+            return ("flatten.assistant-with-calls",)
+    if not want and got.startswith("\n") and _TOOL_CALL_LINE.match(text[text.rfind("\n") + 1:]):
+        return ("flatten.assistant-with-calls",)  # a newline after the last call line
+    line = want.split("\n", 1)[0]
+    if at > 0 and text[at - 1] == "\n" and _TOOL_CALL_LINE.match(line) and got.startswith("\n") \
+            and got.lstrip("\n").startswith(line):  # newlines too many before the call line
+        return ("flatten.assistant-with-calls",)
+    return None
+
+
+_ARG_MARKER = re.compile(r"\u2026\[elided, \d+ bytes total\]")
+
+
+def marker_rule(diff: Difference) -> tuple[str, ...] | None:
+    """elision.marker-format when the text departs inside the elision marker of a tool-call argument (past its first
+    character: a departure there is where the cut ends, the cut's business); None otherwise. A file's marker is not
+    the argument's: its N is the files rules' business."""
+    text = diff.whole if diff.whole is not None else diff.expected
+    at = diff.actual_offset
+    if text is None or at is None:
+        return None
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at)
+    line = text[line_start:len(text) if line_end < 0 else line_end]
+    if not _TOOL_CALL_LINE.match(line):
+        return None
+    for marker in _ARG_MARKER.finditer(line):
+        if line_start + marker.start() < at < line_start + marker.end():
+            return ("elision.marker-format",)
+    return None
+
+
 def _call_ids(value: Any) -> set[str]:
     """The ids of every tool call in an operation's input (its transcript or a scenario's snapshots)."""
     ids: set[str] = set()
@@ -536,6 +582,10 @@ def attribute(case: Case, found: list[Difference],
             continue
         if _shows_call_id(diff, ids):
             out[diff] = ("flatten.call-ids-hidden",)
+            continue
+        separator = separator_rule(diff) or marker_rule(diff)
+        if separator is not None:
+            out[diff] = separator
             continue
         declared = declared_rule(diff, strings)
         if declared is not None:

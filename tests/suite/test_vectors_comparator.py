@@ -167,7 +167,8 @@ def test_a_departure_in_a_tool_calls_frame_is_blamed_on_the_tool_call_line():
                                    ('Looking.\n[tool_call: view {"path":"a.go"}]', ("flatten.tool-call-line",), None),
                                    ('Looking.\n[tool_call: read {"path":"b.go"}]', ("a.x",), ("a.z",)),
                                    ('Looking!\n[tool_call: read {"path":"a.go"}]', ("a.x",), ("a.x",)),
-                                   ('Looking.\n\n[tool_call: read {"path":"a.go"}]', ("a.x",), ("a.y",))]:
+                                   ('Looking.\n\n[tool_call: read {"path":"a.go"}]', ("flatten.assistant-with-calls",),
+                                    None)]:
         (diff,) = _diffs({"messages": [line]}, {"messages": [actual]})
         assert attribute(case, [diff])[diff] == rules, actual
         # the same line cut into segments (the frame's, the arguments'), each blamed on the case's own rule
@@ -212,6 +213,40 @@ def test_a_tool_call_id_shown_on_the_line_is_blamed_on_hidden_ids(segmented):
                           ('[tool_call: bash {"command":"echo c2"}]', ("a.y",) if segmented else ("a.x",))]:
         (diff,) = _diffs({"messages": [expected]}, {"messages": [actual]})
         assert attribute(case, [diff])[diff] == rules, actual
+
+
+@pytest.mark.parametrize("segmented", [False, True])
+def test_the_newline_before_a_call_line_is_blamed_on_assistant_with_calls(segmented):
+    """A blank line before a tool-call line, none (the line run onto the text above) or a newline after the last one
+    is blamed on flatten.assistant-with-calls, whatever the segment or pins; other departures there are not."""
+    text = 'Looking.\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]'
+    expected = {"$segments": [["Looking.", ["a.x"]], ['\n[tool_call: read {"path":"a.go"}]', ["a.y"]],
+                              ["\n[tool_call: ls {}]", ["a.z"]]]} if segmented else text
+    case = _case(pins={"messages": ["a.x"]})
+    for actual, rules in [('Looking.\n\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]', True),
+                          ('Looking.[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]', True),
+                          ('Looking.\n[tool_call: read {"path":"a.go"}]\n\n\n[tool_call: ls {}]', True),
+                          ('Looking.\n[tool_call: read {"path":"a.go"}][tool_call: ls {}]', True),
+                          ('Looking.\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]\n', True),
+                          ('Looking.\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}] ', False),
+                          ('Looking.\n\nSee: [tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]', False),
+                          ('Looking.\n(tool_call: read {"path":"a.go"})\n[tool_call: ls {}]', False)]:
+        (diff,) = _diffs({"messages": [expected]}, {"messages": [actual]})
+        assert (attribute(case, [diff])[diff] == ("flatten.assistant-with-calls",)) is rules, actual
+
+
+def test_a_departure_inside_an_arguments_elision_marker_is_blamed_on_its_format():
+    """Text departing inside a tool-call argument's elision marker is blamed on elision.marker-format; at the marker's
+    first character (where the cut ends) and inside a file's marker it is left to the segments or pins."""
+    case = _case(pins={"messages": ["a.x"]})
+    line = '[tool_call: write {"text":"abc\u2026[elided, 1002 bytes total]"}]'
+    for actual, rules in [('[tool_call: write {"text":"abc\u2026[elided, 1003 bytes total]"}]', ("elision.marker-format",)),
+                          ('[tool_call: write {"text":"abc\u2026[cut, 1002 bytes total]"}]', ("elision.marker-format",)),
+                          ('[tool_call: write {"text":"abcd\u2026[elided, 1002 bytes total]"}]', ("a.x",))]:
+        (diff,) = _diffs({"messages": [line]}, {"messages": [actual]})
+        assert attribute(case, [diff])[diff] == rules, actual
+    (diff,) = _diffs({"messages": ["abc\u2026[elided, 1002 bytes total]"]}, {"messages": ["abc\u2026[elided, 1003 bytes total]"]})
+    assert attribute(case, [diff])[diff] == ("a.x",)
 
 
 def test_segments_blame_the_segment_where_the_text_departs():
