@@ -12,6 +12,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from .oracle import trim
+
 # Characters of every UTF-8 width, and the JSON characters the origin escapes.
 UNITS = ["a", "Z", " ", "\n", "é", "ß", "€", "中", "😀", "𝄞", "<", "&", "\u2028", '"', "\\"]
 GO_SPACES = ["\t", "\n", "\v", "\f", "\r", " ", "\u0085", "\u00a0", "\u2003", "\u3000", "\u2028"]
@@ -21,6 +23,13 @@ NOT_GO_SPACES = ["\x1c", "\ufeff", "\u200b"]  # trimmed by Python or JavaScript,
 def go_padding(max_size: int) -> st.SearchStrategy[str]:
     """Up to ``max_size`` characters of Go's white-space set (what unicode.IsSpace trims), the empty string included."""
     return st.lists(st.sampled_from(GO_SPACES), max_size=max_size).map("".join)
+
+
+def go_trimmed_text(max_size: int) -> st.SearchStrategy[str]:
+    """Non-empty text that Go's trimming leaves as it is (the core that ``go_padding`` surrounds)."""
+    return st.text(min_size=1, max_size=max_size).filter(lambda text: trim(text) == text)
+
+
 TOOL_NAMES = ["read", "grep", "bash", "edit", "mutate", "list_dir", "advisor", "web_fetch"]
 
 

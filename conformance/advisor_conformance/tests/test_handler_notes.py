@@ -11,9 +11,7 @@ import json
 
 import pytest
 from hypothesis import example, given
-from hypothesis import strategies as st
 
-from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, call, declared, recorded_answer, reply, result_of, run, scenario
@@ -43,7 +41,7 @@ def _trim_control(impl, edge):
 @example(pad_left=" ", text="First this.\n\n  Then\tthat.", pad_right="\n").via("handler.note-trimmed:inner-space")
 @example(pad_left="", text="Done.", pad_right="").via("handler.note-trimmed:no-padding")
 @given(pad_left=s.go_padding(3),
-       text=st.text(min_size=1, max_size=200).filter(lambda t: oracle.trim(t) == t),
+       text=s.go_trimmed_text(200),
        pad_right=s.go_padding(3))
 def test_note_is_the_answer_trimmed(impl, pad_left, text, pad_right):
     """The note is the advisor's answer trimmed of surrounding white space, and nothing inside it changes."""
