@@ -319,11 +319,11 @@ def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | in
     index, what, offset = found
     part = parts[min(index, len(parts) - 1)] if parts else ""
     rules = owner[min(index, len(owner) - 1)] if owner else ()
-    if all(isinstance(piece, str) for piece in parts):
+    texts = all(isinstance(piece, str) for piece in parts)  # no deduped slot: the whole expected text is known
+    if texts:
         rules = _encoding_only("".join(parts), actual, exact_args) or rules  # type: ignore[arg-type]
     if isinstance(part, Deduped) and f"File: {part.path}\n```\n" in actual:
         rules = ()  # the file was sent whole where it should be deduped: the case's dedupe decision, not the layout
-    texts = all(isinstance(piece, str) for piece in parts)
     # (past the last part, the offset is inside the last part: text left over at the end)
     at = sum(map(len, parts[:min(index, len(parts) - 1)])) + offset \
         if offset is not None and texts and parts else None  # type: ignore[arg-type]
@@ -443,6 +443,13 @@ FIELD_RULES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+def _line_at(text: str, offset: int) -> tuple[int, str]:
+    """Where the line holding ``offset`` starts in ``text``, and the line (without its newline)."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    return start, text[start:len(text) if end < 0 else end]
+
+
 def request_field_rule(case: Case, diff: Difference) -> tuple[str, ...] | None:
     """Of the :data:`FIELD_RULES` that name several rules, the one the expected value shows: a scenario request's
     session fields are the main agent's (``<session>-advisor``), a sub-agent's (``-subagent-advisor``) or absent
@@ -479,9 +486,7 @@ def frame_rule(diff: Difference) -> tuple[str, ...] | None:
         else (diff.expected, diff.offset)
     if text is None or offset is None:
         return None
-    start = text.rfind("\n", 0, offset) + 1
-    end = text.find("\n", offset)
-    line = text[start:len(text) if end < 0 else end]
+    start, line = _line_at(text, offset)
     at = offset - start
     call = _TOOL_CALL_LINE.match(line)
     # (at the line's very start the text departs before the line: what separates it from the text above)
@@ -525,9 +530,7 @@ def marker_rule(diff: Difference) -> tuple[str, ...] | None:
     at = diff.actual_offset
     if text is None or at is None:
         return None
-    line_start = text.rfind("\n", 0, at) + 1
-    line_end = text.find("\n", at)
-    line = text[line_start:len(text) if line_end < 0 else line_end]
+    line_start, line = _line_at(text, at)
     if not _TOOL_CALL_LINE.match(line):
         return None
     for marker in _ARG_MARKER.finditer(line):
@@ -557,11 +560,7 @@ def _shows_call_id(diff: Difference, ids: set[str]) -> bool:
     if diff.whole is None or diff.actual is None or diff.actual_offset is None or not ids:
         return False
     at = diff.actual_offset  # the texts are equal up to here
-
-    def line(text: str) -> str:
-        return text[text.rfind("\n", 0, at) + 1:].split("\n", 1)[0]
-
-    expected_line, got_line = line(diff.whole), line(diff.actual)
+    expected_line, got_line = _line_at(diff.whole, at)[1], _line_at(diff.actual, at)[1]
     return any(len(re.findall(rf"(?<![\w-]){re.escape(one)}(?![\w-])", got_line))
                > len(re.findall(rf"(?<![\w-]){re.escape(one)}(?![\w-])", expected_line)) for one in ids)
 
