@@ -398,7 +398,8 @@ class HttpProvider:
     def _raise_for_status(self, status: int, body: str, *, stream: bool) -> None:
         if status < 400:
             return
-        # The status and an excerpt of the body (rule: streaming.failure-report), credentials removed first.
+        # The status and an excerpt of the body (rule: streaming.failure-report), credentials removed first
+        # (rule: streaming.failure-no-credentials).
         message = f"{self.wire.kind} answered HTTP {status}: {_excerpt(redact(body, self.secrets)) or '(empty body)'}"
         # Only a plain call retries, so a stream is tried once (rule: streaming.stream-required-retry).
         if not stream and is_stream_required(status, body):
@@ -406,7 +407,10 @@ class HttpProvider:
         raise ProviderError(message, status=status)
 
     def _redacted(self, error: ProviderError) -> ProviderError:
-        """``error`` with every credential removed from its message (the same error when it holds none)."""
+        """``error`` with every credential removed from its message (the same error when it holds none).
+
+        rule: streaming.failure-no-credentials
+        """
         message = str(error)
         clean = redact(message, self.secrets)
         if clean == message:

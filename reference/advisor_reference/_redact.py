@@ -11,7 +11,8 @@ removes:
   field, whatever the secret;
 * the user info and the query string of any URL.
 
-Over-redaction is harmless (a message loses a word); a leak is not, so the patterns are broad.
+Over-redaction is harmless (a message loses a word); a leak is not, so the patterns are broad. The rule
+(streaming.failure-no-credentials, a should) asks for the known secrets and their cut starts; the patterns go further.
 """
 
 from __future__ import annotations
@@ -67,7 +68,10 @@ def _url(match: re.Match[str]) -> str:
 
 
 def _drop_cut_prefixes(text: str, secret: str) -> str:
-    """Replace a prefix of ``secret`` (at least MIN_SECRET long) that ends the text or an excerpt."""
+    """Replace a prefix of ``secret`` (at least MIN_SECRET long) that ends the text or an excerpt.
+
+    rule: streaming.failure-no-credentials
+    """
     for size in range(len(secret) - 1, MIN_SECRET - 1, -1):
         prefix = secret[:size]
         start = text.find(prefix)

@@ -74,6 +74,15 @@ class RetryOnEvery400(ReferenceAdapter):
             super()._raise_for_status(status, body, stream=stream)
 
 
+@breaks("streaming.failure-no-credentials", "errors are redacted by pattern only (Bearer values, key fields, URL user "
+                                             "info): a key the provider quotes in prose stays in the message")
+class CredentialsRedactedByPatternOnly(ReferenceAdapter):
+    class http_provider_class(HttpProvider):
+        def __init__(self, kind, base_url, **options):
+            super().__init__(kind, base_url, **options)
+            self.secrets = ()  # the call's own key and URL credentials are not searched for
+
+
 @breaks("streaming.stream-required-retry", "a stream-required error is treated like any other error: no retry")
 class NoStreamRequiredRetry(ReferenceAdapter):
     class http_provider_class(HttpProvider):
