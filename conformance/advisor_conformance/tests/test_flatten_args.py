@@ -106,10 +106,11 @@ def _requires_origin_encoding(impl):
         ({}, "{}"),
         ({"b": {"d": [{"y": 1, "x": 2}], "c": "x"}, "a": 0}, '{"a":0,"b":{"c":"x","d":[{"x":2,"y":1}]}}'),
         ({"a<b": {"&": ">"}}, '{"a\\u003cb":{"\\u0026":"\\u003e"}}'),
+        ({"z": [0.0, -0.0, 0, -1.5e-300]}, '{"z":[0,-0,0,-1.5e-300]}'),
         ({"t": "中😀", "e": "\ufffd"}, '{"e":"\ufffd","t":"中😀"}'),
     ],
     ids=["sorted-compact", "html-escapes", "line-separators", "control-chars", "float64-numbers", "key-order-bytes",
-         "dangling-bytes", "empty-object", "nested-sorted", "html-in-keys", "non-ascii-raw"],
+         "dangling-bytes", "empty-object", "nested-sorted", "html-in-keys", "signed-zeros", "non-ascii-raw"],
 )
 def test_origin_encoding_bytes(impl, arguments, expected):
     """With the origin encoding declared, <args-json> is byte-for-byte Go's encoding of the decoded arguments."""

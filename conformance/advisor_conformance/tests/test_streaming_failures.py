@@ -96,15 +96,17 @@ def test_http_errors_report_status_and_body(impl, lb, status):
 
 
 @pytest.mark.rule(id="streaming.failure-report")
+@pytest.mark.parametrize("status", [500, 400])
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_http_errors_on_a_stream_report_status_and_body(impl, lb, provider):
-    """An HTTP error in answer to a streaming call is reported with its status and an excerpt of the body too."""
-    lb.expect(Reply(500, '{"error":{"message":"quota-exceeded-for-model-x7"}}'))
+def test_http_errors_on_a_stream_report_status_and_body(impl, lb, provider, status):
+    """An HTTP error in answer to a streaming call (a 500, or a 400 that is not about streaming) is reported with its
+    status and an excerpt of the body too."""
+    lb.expect(Reply(status, '{"error":{"message":"quota-exceeded-for-model-x7"}}'))
     answer, params = _run(impl, provider, lb, "streaming.failure-report", reasoning="low")
     error = error_of(answer, 0, "streaming.failure-report", params)
-    check_equal(error["code"], "provider_error", "streaming.failure-report", "HTTP 500 to a streaming call is not a "
-                "provider_error", input=params, actual=error)
-    check("500" in error["message"] and "quota-exceeded-for-model-x7" in error["message"],
+    check_equal(error["code"], "provider_error", "streaming.failure-report", f"HTTP {status} to a streaming call is "
+                "not a provider_error", input=params, actual=error)
+    check(str(status) in error["message"] and "quota-exceeded-for-model-x7" in error["message"],
           "streaming.failure-report", "the error of a streaming call does not show the status and the body",
           input=params, actual=error)
 
