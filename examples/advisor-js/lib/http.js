@@ -8,9 +8,12 @@
 // error. streaming.failure-report: every failure says what happened (the
 // HTTP status and an excerpt of the body, a body that is not JSON, an error
 // reported inside the stream, a refused connection, a timeout).
+// streaming.failure-no-credentials: none of those messages carries the call's
+// credentials, nor a piece of 8 characters of one (lib/redact.js).
 
 const { encode } = require('./wire');
 const { ProviderFailure } = require('./provider');
+const { secretsOf, redact } = require('./redact');
 
 const DEFAULT_TIMEOUT_MS = 30000;
 const EXCERPT = 500;
@@ -209,10 +212,28 @@ class HttpProvider {
     this.baseUrl = String(config.base_url || '').replace(/\/+$/, '');
     this.timeoutMs = Number.isInteger(config.timeout_ms) && config.timeout_ms > 0 ? config.timeout_ms : DEFAULT_TIMEOUT_MS;
     this.apiKey = typeof config.api_key === 'string' && config.api_key !== '' ? config.api_key : null;
+    this.secrets = secretsOf(this.apiKey, typeof config.base_url === 'string' ? config.base_url : '');
   }
 
-  /** One HTTP exchange for a provider-neutral request. */
+  /**
+   * One HTTP exchange for a provider-neutral request. Every failure leaves
+   * here with its message and body redacted: the provider's answer (an echoed
+   * key), the cut of an excerpt (the start of a key) or fetch (a URL with user
+   * info) may have put a credential in it. The final message is redacted, after
+   * any excerpt was cut, so a cut piece is found too.
+   */
   async complete(request) {
+    try {
+      return await this.exchange(request);
+    } catch (error) {
+      if (!(error instanceof ProviderFailure)) throw error;
+      // The body stays for stream-required detection, redacted like the message.
+      const body = error.body === undefined ? undefined : redact(error.body, this.secrets);
+      throw new ProviderFailure(redact(error.message, this.secrets), { status: error.status, body });
+    }
+  }
+
+  async exchange(request) {
     const encoded = encode(this.kind, request);
     const headers = { ...encoded.headers };
     if (this.apiKey) {
