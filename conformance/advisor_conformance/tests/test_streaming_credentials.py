@@ -88,10 +88,10 @@ ECHOES = {
     "json-message-cut-by-the-provider": (401, json.dumps({"error": {"message": f"Incorrect API key: {KEY[:20]}…"}},
                                                          ensure_ascii=False)),
     "plain-text-ending-in-a-cut-key": (401, f"unauthorized; the key begins {KEY[:14]}"),
-    # The start of the key once where nothing was cut (the rule leaves that one alone), then four cut copies, one
+    # The start of the key once where nothing was cut (the rule leaves that one alone), then seven cut copies, one
     # of them a character short of the whole key: every cut copy must go, however many there are.
-    "several-cut-copies": (401, f"key {KEY[:20]} is not valid; tried {KEY[:20]}… then {KEY[:20]}… then "
-                                f"{KEY[:-1]}… and {KEY[:20]}…"),
+    "several-cut-copies": (401, f"key {KEY[:20]} is not valid; tried " + " then ".join([f"{KEY[:20]}…"] * 6)
+                           + f" and {KEY[:-1]}…"),
 }
 
 
