@@ -118,6 +118,32 @@ def loopback() -> Iterator[LoopbackProvider]:
         server.stop()
 
 
+class LocalServer:
+    """A server on 127.0.0.1 that hands every request, whatever its path and method, to :meth:`handle`: for the
+    answers the scripted loopback provider cannot give (no Content-Type header, a content coding chosen from the
+    request, ...)."""
+
+    def __init__(self) -> None:
+        self.server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+
+    def handle(self, request: Request) -> Response:
+        raise NotImplementedError
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.port}"
+
+    @contextmanager
+    def running(self) -> Iterator[LocalServer]:
+        self.server.start()
+        self.server.expect_request(re.compile(".*")).respond_with_handler(self.handle)
+        try:
+            yield self
+        finally:
+            self.server.clear()
+            self.server.stop()
+
+
 def refused_url() -> str:
     """A loopback URL on which nothing listens (a connection there is refused)."""
     with socket.socket() as probe:

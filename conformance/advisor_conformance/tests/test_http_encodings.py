@@ -18,9 +18,9 @@ import threading
 import zlib
 
 import pytest
-from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from advisor_conformance._loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import error_of, result_of
 
@@ -49,15 +49,15 @@ def _accepts(header: str | None, coding: str) -> bool:
     return weight > 0
 
 
-class _Coding:
+class _Coding(LocalServer):
     """A server on 127.0.0.1 that answers every request with ``body`` in the content coding ``coding`` when the
     request accepts it (named in the Content-Encoding header, `identity` included), and as it is otherwise."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.status, self.body, self.content_type, self.coding = 200, b"", "application/json", "identity"
         self.sent: list[str] = []
         self.lock = threading.Lock()
-        self.server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
 
     def serve(self, status, body: str, content_type: str, coding: str) -> None:
         with self.lock:
@@ -76,21 +76,11 @@ class _Coding:
             response.headers["Content-Encoding"] = coding
         return response
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.port}"
-
 
 @pytest.fixture(scope="module")
 def coded():
-    server = _Coding()
-    server.server.start()
-    server.server.expect_request(re.compile(".*")).respond_with_handler(server.handle)
-    try:
+    with _Coding().running() as server:
         yield server
-    finally:
-        server.server.clear()
-        server.server.stop()
 
 
 def _read_whole(impl, lb, coded, provider, answered, content_type, coding, rule, reasoning=None):

@@ -12,13 +12,12 @@ answer without a Content-Type header, which the loopback provider always sends, 
 from __future__ import annotations
 
 import json
-import re
 import threading
 
 import pytest
-from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
+from advisor_conformance._loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, error_of
 
@@ -130,14 +129,14 @@ def test_long_stream_is_read_whole(impl, lb, strings, provider, answered, rule):
 
 # -- an answer without a Content-Type header ---------------------------------------------------------------------------
 
-class _Bare:
+class _Bare(LocalServer):
     """A server on 127.0.0.1 that answers every request 200 with ``body`` and no Content-Type header at all."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.body = b""
         self.requests = 0
         self.lock = threading.Lock()
-        self.server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
 
     def handle(self, request: Request) -> Response:
         request.get_data()
@@ -147,21 +146,11 @@ class _Bare:
         del response.headers["Content-Type"]
         return response
 
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.server.port}"
-
 
 @pytest.fixture(scope="module")
 def bare():
-    server = _Bare()
-    server.server.start()
-    server.server.expect_request(re.compile(".*")).respond_with_handler(server.handle)
-    try:
+    with _Bare().running() as server:
         yield server
-    finally:
-        server.server.clear()
-        server.server.stop()
 
 
 @pytest.mark.rule(id="streaming.final-event-required")
