@@ -160,6 +160,7 @@ class _RawHandler(socketserver.BaseRequestHandler):
 class _RawTCPServer(socketserver.ThreadingTCPServer):
     daemon_threads = True
     block_on_close = False  # server_close() waits for no handler: each is bounded by IO_TIMEOUT_S anyway
+    timeout = 0.05  # handle_request() gives up after this long without a connection, so the loop sees a stop
 
     def __init__(self, owner: RawServer) -> None:
         self.owner = owner
@@ -195,21 +196,26 @@ class RawServer:
     def __init__(self, reply: bytes = b"") -> None:
         self.reply = reply
         self._server = _RawTCPServer(self)
+        self._stop = threading.Event()
 
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            self._server.handle_request()  # one connection, or none within the server's timeout
+
     @contextmanager
     def running(self) -> Iterator[RawServer]:
-        thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        thread = threading.Thread(target=self._serve, daemon=True)
         thread.start()
         try:
             yield self
         finally:
-            self._server.shutdown()  # returns within one poll interval: serve_forever checks it between polls
-            self._server.server_close()
+            self._stop.set()
             thread.join(self.IO_TIMEOUT_S)
+            self._server.server_close()
 
 
 def refused_url() -> str:
