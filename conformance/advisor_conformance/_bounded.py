@@ -218,35 +218,50 @@ def _forms(kind: str) -> Callable[..., Iterator[Any]]:
     return keyword
 
 
-def _canonical(value: Any) -> Any:
-    """A hashable form of a JSON value, equal for values JSON Schema calls equal (1 and 1.0; not 1 and true)."""
-    if isinstance(value, bool) or value is None:
-        return ("literal", value)
-    if isinstance(value, (int, float, str)):
-        return value
+def _normal(value: Any) -> Any:
+    """``value`` with every integral float an int: JSON Schema calls 1 and 1.0 equal, and json.dumps does not."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     if isinstance(value, Mapping):
-        return ("object", frozenset((key, _canonical(item)) for key, item in value.items()))
+        return {key: _normal(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return ("array", tuple(_canonical(item) for item in value))
-    return ("other", id(value))
+        return [_normal(item) for item in value]
+    return value
+
+
+def _key(value: Any) -> str | None:
+    """A text equal for two JSON values exactly when JSON Schema calls them equal (1 and 1.0, not 1 and true; keys in
+    any order), or None for a value that has none (nested too deep, or not JSON). One string, not a tree of tuples:
+    keys of a hundred thousand items then cost the garbage collector nothing."""
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        if "." in text or "e" in text or "E" in text:  # it may hold a float written another way than its int
+            text = json.dumps(_normal(value), sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return text
+
+
+def _family(value: Any) -> str:
+    kind = _json_type(value)
+    return "number" if kind == "integer" else kind
 
 
 def _same(value: Any, other: Any) -> bool:
-    try:
-        return bool(_canonical(value) == _canonical(other))
-    except RecursionError:  # nested deeper than any value a schema holds
+    if _family(value) != _family(other):  # no text of a value of another type (a huge array against a constant)
         return False
+    key = _key(value)
+    return key is not None and key == _key(other)
 
 
 def _unique_items(validator: Any, unique: bool, instance: Any, schema: Any) -> Iterator[Any]:
     """``uniqueItems`` in one pass over the items, with a set (jsonschema compares every pair of unsortable items)."""
     if not unique or not validator.is_type(instance, "array"):
         return
-    seen: set[Any] = set()
+    seen: set[str] = set()
     for index, item in enumerate(instance):
-        try:
-            key = _canonical(item)
-        except RecursionError:  # nested too deep to compare: not called a duplicate
+        key = _key(item)
+        if key is None:  # nested too deep to compare: not called a duplicate
             continue
         if key in seen:
             yield _error(f"item {index} repeats an earlier item")

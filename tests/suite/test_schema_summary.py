@@ -65,6 +65,7 @@ def test_the_summary_of_four_million_bad_items_names_the_first_ones():
 @pytest.mark.parametrize("items, unique", [
     ([1, 1.0], False), ([1, True], True), ([0, False], True), ([None, None], False), (["a", "b"], True),
     ([{"a": [1, 2]}, {"a": [1, 2.0]}], False), ([{"a": 1}, {"b": 1}], True), ([[1, 2], [2, 1]], True),
+    ([1e2, 100], False), (["1.0", 1.0], True), ([{"e": "x", "f": 1}, {"f": 1.0, "e": "x"}], False), ([-0.0, 0], False),
     ([{"n": i} for i in range(5_000)], True), ([{"n": i % 4_999} for i in range(5_000)], False),
 ])
 def test_unique_items_is_one_pass_with_json_equality(items, unique):
