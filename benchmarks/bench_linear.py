@@ -25,9 +25,11 @@ Times are the best of a few runs, the sizes interleaved, so a busy moment slows 
 
 from __future__ import annotations
 
+import atexit
 import gc
 import json
 import os
+import shutil
 import sys
 import tempfile
 import timeit
@@ -125,6 +127,7 @@ def dumped(make_input: Callable[[int], object]) -> Callable[[int], Callable[[], 
 
 
 WORK = tempfile.mkdtemp(prefix="bench-linear-")
+atexit.register(shutil.rmtree, WORK, ignore_errors=True)
 with open(os.path.join(WORK, "f"), "w") as handle:
     handle.write("x")
 POLICY = PathPolicy(WORK)
