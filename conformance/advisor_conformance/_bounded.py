@@ -5,13 +5,23 @@ the report: every excerpt here has a size bound, whatever the value, and a
 schema violation is described from the error's own fields (which property,
 which path, why), never from jsonschema's ``message``, which quotes the
 whole offending instance.
+
+Summarising a bad answer is bounded too, in time and memory, whatever its
+size: :func:`summarise_errors` stops taking errors once it has a window of
+them, and :func:`bounded_validator` gives a jsonschema validator class whose
+``oneOf``/``anyOf`` keep a few errors of each form instead of every one (an
+array of four million bad items is four million errors), whose
+``uniqueItems`` is linear (jsonschema's compares every pair of items it
+cannot sort), and whose keywords never quote the instance in a message
+(jsonschema's ``repr`` of a four-million-item array costs seconds).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from itertools import islice
 from typing import Any
 
 #: The longest line a failure message holds; longer lines are cut with a note of their length.
@@ -21,6 +31,10 @@ SECTION_LINES = 60
 _STRING = 160
 _ITEMS = 12
 _DEPTH = 12
+#: The most errors a summary takes from a validator: it ranks these and shows the first few.
+SUMMARY_WINDOW = 100
+#: The most errors of each form a ``oneOf``/``anyOf`` error keeps to explain itself.
+FORM_ERRORS = 20
 
 
 def abbreviate(value: Any, limit: int = _STRING, *, items: int = _ITEMS, depth: int = _DEPTH) -> Any:
@@ -157,11 +171,140 @@ def describe_error(error: Any) -> str:
 
 
 def summarise_errors(errors: Iterable[Any], limit: int = 10) -> list[str]:
-    """Bounded descriptions of schema errors, the most relevant first (jsonschema's ``relevance``)."""
+    """Bounded descriptions of schema errors, the most relevant first (jsonschema's ``relevance``) among the first
+    :data:`SUMMARY_WINDOW` errors: no more are taken from ``errors`` (a lazy ``iter_errors``), so the time and memory
+    of a summary do not grow with the number of errors."""
     from jsonschema.exceptions import relevance
 
-    ranked = sorted(errors, key=relevance, reverse=True)
+    taken = list(islice(errors, SUMMARY_WINDOW + 1))
+    ranked = sorted(taken[:SUMMARY_WINDOW], key=relevance, reverse=True)
     lines = [describe_error(error) for error in ranked[:limit]]
-    if len(ranked) > limit:
-        lines.append(f"… and {len(ranked) - limit} more")
+    if len(taken) > SUMMARY_WINDOW:
+        lines.append(f"… and more (the first {SUMMARY_WINDOW} errors were ranked)")
+    elif len(taken) > limit:
+        lines.append(f"… and {len(taken) - limit} more")
     return lines
+
+
+# -- a validator whose every keyword costs what its input does -------------------------------------------------------
+
+
+def _error(message: str, context: list[Any] | None = None) -> Any:
+    from jsonschema.exceptions import ValidationError
+
+    return ValidationError(message, context=context or ())
+
+
+def _forms(kind: str) -> Callable[..., Iterator[Any]]:
+    """``oneOf``/``anyOf`` keeping at most FORM_ERRORS errors of each form that does not fit (jsonschema's keep
+    every one), and taking one error at most of a form once another fits."""
+
+    def keyword(validator: Any, forms: list[Any], instance: Any, schema: Any) -> Iterator[Any]:
+        context: list[Any] = []
+        fits: list[int] = []
+        for index, form in enumerate(forms):
+            errors = list(islice(validator.descend(instance, form, schema_path=index), 1 if fits else FORM_ERRORS))
+            if not errors:
+                fits.append(index)
+                if kind == "anyOf":
+                    break
+            elif not fits:
+                context.extend(errors)
+        if not fits:
+            yield _error(f"fits none of the {len(forms)} allowed forms", context)
+        elif len(fits) > 1:
+            yield _error(f"fits {len(fits)} of the allowed forms (forms {fits}), where exactly one may fit")
+
+    return keyword
+
+
+def _normal(value: Any) -> Any:
+    """``value`` with every integral float an int: JSON Schema calls 1 and 1.0 equal, and json.dumps does not."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, Mapping):
+        return {key: _normal(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_normal(item) for item in value]
+    return value
+
+
+def _key(value: Any) -> str | None:
+    """A text equal for two JSON values exactly when JSON Schema calls them equal (1 and 1.0, not 1 and true; keys in
+    any order), or None for a value that has none (nested too deep, or not JSON). One string, not a tree of tuples:
+    keys of a hundred thousand items then cost the garbage collector nothing."""
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"))
+        if "." in text or "e" in text or "E" in text:  # it may hold a float written another way than its int
+            text = json.dumps(_normal(value), sort_keys=True, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return text
+
+
+def _family(value: Any) -> str:
+    kind = _json_type(value)
+    return "number" if kind == "integer" else kind
+
+
+def _same(value: Any, other: Any) -> bool:
+    if _family(value) != _family(other):  # no text of a value of another type (a huge array against a constant)
+        return False
+    key = _key(value)
+    return key is not None and key == _key(other)
+
+
+def _unique_items(validator: Any, unique: bool, instance: Any, schema: Any) -> Iterator[Any]:
+    """``uniqueItems`` in one pass over the items, with a set (jsonschema compares every pair of unsortable items)."""
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    seen: set[str] = set()
+    for index, item in enumerate(instance):
+        key = _key(item)
+        if key is None:  # nested too deep to compare: not called a duplicate
+            continue
+        if key in seen:
+            yield _error(f"item {index} repeats an earlier item")
+            return
+        seen.add(key)
+
+
+def _predicate(kind: str, holds: Callable[[Any, Any, Any], bool], message: str) -> Callable[..., Iterator[Any]]:
+    """A keyword that applies to instances of JSON type ``kind`` (to any when empty) and fails where ``holds`` (of
+    the validator, the keyword's value and the instance) does not, with a message that does not quote the instance
+    as jsonschema's do (the ``repr`` of a four-million-item array costs seconds, and a copy of the answer)."""
+
+    def keyword(validator: Any, value: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if (not kind or validator.is_type(instance, kind)) and not holds(validator, value, instance):
+            yield _error(message)
+
+    return keyword
+
+
+def _of_type(validator: Any, types: Any, instance: Any) -> bool:
+    return any(validator.is_type(instance, kind) for kind in ([types] if isinstance(types, str) else types))
+
+
+#: The keywords whose jsonschema messages quote the instance, checked the same way without quoting it.
+_UNQUOTED = {
+    "type": _predicate("", _of_type, "has another type"),
+    "const": _predicate("", lambda v, const, i: _same(i, const), "is not the constant"),
+    "enum": _predicate("", lambda v, enum, i: any(_same(i, item) for item in enum), "is none of the allowed values"),
+    "minLength": _predicate("string", lambda v, n, i: len(i) >= n, "is too short"),
+    "maxLength": _predicate("string", lambda v, n, i: len(i) <= n, "is too long"),
+    "minItems": _predicate("array", lambda v, n, i: len(i) >= n, "has too few items"),
+    "maxItems": _predicate("array", lambda v, n, i: len(i) <= n, "has too many items"),
+    "minProperties": _predicate("object", lambda v, n, i: len(i) >= n, "has too few properties"),
+    "maxProperties": _predicate("object", lambda v, n, i: len(i) <= n, "has too many properties"),
+    "pattern": _predicate("string", lambda v, pattern, i: re.search(pattern, i) is not None, "does not match"),
+    "uniqueItems": _unique_items,
+}
+
+
+def bounded_validator(cls: Any) -> Any:
+    """``cls`` (a jsonschema validator class) with the bounded ``oneOf`` and ``anyOf``, the linear ``uniqueItems``
+    and the keywords above that do not quote the instance: a summary of any answer then costs at most one pass over
+    the answer, and otherwise time and memory in proportion to what it shows."""
+    from jsonschema import validators
+
+    return validators.extend(cls, {**_UNQUOTED, "oneOf": _forms("oneOf"), "anyOf": _forms("anyOf")})

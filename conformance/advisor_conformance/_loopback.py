@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import socket
+import socketserver
 import threading
 import time
 from collections.abc import Iterator
@@ -142,6 +143,79 @@ class LocalServer:
         finally:
             self.server.clear()
             self.server.stop()
+
+
+class _RawHandler(socketserver.BaseRequestHandler):
+    server: _RawTCPServer
+
+    def handle(self) -> None:
+        self.request.settimeout(RawServer.IO_TIMEOUT_S)
+        try:
+            _read_request(self.request)
+            self.request.sendall(self.server.owner.reply)
+        except OSError:  # the client gave up first: nothing to answer
+            pass
+
+
+class _RawTCPServer(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    block_on_close = False  # server_close() waits for no handler: each is bounded by IO_TIMEOUT_S anyway
+    timeout = 0.05  # handle_request() gives up after this long without a connection, so the loop sees a stop
+
+    def __init__(self, owner: RawServer) -> None:
+        self.owner = owner
+        super().__init__(("127.0.0.1", 0), _RawHandler)
+
+
+def _read_request(connection: socket.socket, limit: int = 1 << 20) -> None:
+    """Read one request whole (its head, then the Content-Length bytes of its body), so that closing the connection
+    after the answer never resets it under a client still writing."""
+    data = b""
+    while b"\r\n\r\n" not in data and len(data) < limit:
+        chunk = connection.recv(65536)
+        if not chunk:
+            return
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    match = re.search(rb"(?im)^content-length:\s*(\d+)\s*$", head)
+    left = min(int(match.group(1)), limit) - len(body) if match else 0
+    while left > 0:
+        chunk = connection.recv(min(left, 65536))
+        if not chunk:
+            return
+        left -= len(chunk)
+
+
+class RawServer:
+    """A server on 127.0.0.1 that reads each request and answers it with the bytes of ``reply`` exactly as they are,
+    then closes the connection: for status lines, headers and framing that no HTTP library would write (a broken or
+    hostile provider). Every connection gets the current ``reply``."""
+
+    IO_TIMEOUT_S = 10.0
+
+    def __init__(self, reply: bytes = b"") -> None:
+        self.reply = reply
+        self._server = _RawTCPServer(self)
+        self._stop = threading.Event()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            self._server.handle_request()  # one connection, or none within the server's timeout
+
+    @contextmanager
+    def running(self) -> Iterator[RawServer]:
+        thread = threading.Thread(target=self._serve, daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self._stop.set()
+            thread.join(self.IO_TIMEOUT_S)
+            self._server.server_close()
 
 
 def refused_url() -> str:

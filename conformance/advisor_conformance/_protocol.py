@@ -30,7 +30,7 @@ from typing import Any
 import jsonschema
 from referencing import Registry, Resource
 
-from ._bounded import summarise_errors
+from ._bounded import bounded_validator, summarise_errors
 from ._paths import SCHEMA_DIR
 
 PROTOCOL_VERSION = 1
@@ -88,14 +88,15 @@ def _validator() -> jsonschema.protocols.Validator:
     schema = json.loads((SCHEMA_DIR / "protocol-v1.json").read_text(encoding="utf-8"))
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
-    return cls(schema)
+    return bounded_validator(cls)(schema)
 
 
 def schema_errors(definition: str, value: Any) -> list[str]:
     """How ``value`` breaks the schema definition ``definition``, the most relevant first (empty when valid).
 
     Each line names the path and what the schema wanted there, bounded in size
-    whatever the value (:func:`~._bounded.describe_error`).
+    whatever the value (:func:`~._bounded.describe_error`); the summary is bounded
+    in time and memory whatever the number of errors (:func:`~._bounded.bounded_validator`).
     """
     validator = _validator()
     sub = validator.evolve(schema={"$ref": f"#/$defs/{definition}", "$defs": validator.schema["$defs"]})
@@ -110,7 +111,7 @@ def _message_validator() -> Any:
         (protocol["$id"], Resource.from_contents(protocol)),
         (harness["$id"], Resource.from_contents(harness)),
     ])
-    return jsonschema.Draft202012Validator(harness, registry=registry)
+    return bounded_validator(jsonschema.Draft202012Validator)(harness, registry=registry)
 
 
 def message_errors(definition: str, message: Any) -> list[str]:

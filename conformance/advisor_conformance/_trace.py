@@ -70,6 +70,10 @@ def implementation_sites() -> dict[str, list[Site]]:
     return dict(sites)
 
 
+#: The longest a collection-only run of the suite may take (it takes seconds).
+COLLECT_TIMEOUT_S = 600
+
+
 def collect_rule_tests() -> dict[str, list[str]]:
     """Rule ID → node IDs of the collected tests that carry it (a collection-only run of the suite)."""
     from ._cli.run import pytest_args
@@ -80,7 +84,10 @@ def collect_rule_tests() -> dict[str, list[str]]:
                                                                                  f"--rule-report={report}"])]
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         env.pop("PYTEST_ADDOPTS", None)
-        result = subprocess.run(command, capture_output=True, text=True, cwd=tmp, env=env)
+        try:
+            result = subprocess.run(command, capture_output=True, text=True, cwd=tmp, env=env, timeout=COLLECT_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(f"collecting the suite took more than {COLLECT_TIMEOUT_S} s") from None
         if result.returncode != 0 or not report.exists():
             raise RuntimeError(f"collecting the suite failed ({result.returncode}):\n{result.stdout[-3000:]}\n"
                                f"{result.stderr[-3000:]}")

@@ -29,10 +29,16 @@ Against a hostile or broken server:
   query string; the base URL is shown without them.
 * A header value that is not printable ASCII (an API key with CR/LF) is never
   sent; the call fails naming the header, not the value.
+* Text is decoded in the charset the answer declares; a charset Python knows
+  but cannot decode with (``undefined``, ``idna``, ``base64``) is read as
+  UTF-8 in an error message, and is a provider error on an event stream, as
+  is a stream that does not decode in its own charset. Whatever the status
+  line, headers and body, a call ends in an answer or a provider error.
 """
 
 from __future__ import annotations
 
+import codecs
 import contextvars
 import json
 import math
@@ -259,10 +265,34 @@ def _read(response: httpx.Response, deadline: float, kind: str, limit: int, *, c
     return b"".join(parts)
 
 
-def _text(response: httpx.Response, data: bytes) -> str:
+def text_encoding(response: httpx.Response) -> str | None:
+    """The codec a provider's text is decoded with: the charset its Content-Type declares; UTF-8 without one or for a
+    name Python does not know (as httpx reads it); None for a codec Python knows that decodes no text with
+    replacement (``undefined`` and ``idna`` raise whatever the bytes, ``base64`` and ``rot13`` are no text
+    encodings)."""
     try:
-        return data.decode(response.charset_encoding or "utf-8", "replace")
+        charset = response.charset_encoding
+    except ValueError:  # a Content-Type header the email parser cannot read
+        charset = None
+    if charset is None:
+        return "utf-8"
+    try:
+        codecs.lookup(charset)
     except LookupError:
+        return "utf-8"
+    try:
+        b"a".decode(charset, "replace")  # LookupError: no text encoding; UnicodeError: no replacing
+    except (LookupError, UnicodeError):  # (not b"": an empty input is decoded without looking the codec up)
+        return None
+    return charset
+
+
+def _text(response: httpx.Response, data: bytes) -> str:
+    """A body's text for an error message: decoded with its charset, or as UTF-8 when that charset cannot decode it
+    (a codec may still fail on the bytes themselves: ``punycode`` on non-ASCII, ``utf-16`` on an odd length)."""
+    try:
+        return data.decode(text_encoding(response) or "utf-8", "replace")
+    except UnicodeError:
         return data.decode("utf-8", "replace")
 
 
@@ -385,6 +415,9 @@ class HttpProvider:
             with self._open(encoded, deadline) as response:
                 if response.status_code >= 400:
                     self._raise_for_status(response.status_code, self._error_body(response, deadline), stream=True)
+                if text_encoding(response) is None:  # an event stream is text: a charset that decodes none is an error
+                    raise ProviderError(f"{self.wire.kind} sent an event stream whose charset decodes no text: "
+                                        f"{_excerpt(response.headers.get('content-type', ''))[:80]!r}")
                 for event in _events(response, deadline, self.wire.kind):
                     feed(state, event.event, event.data)  # "message" when the event has no name
                     if state.done:
@@ -438,6 +471,10 @@ class HttpProvider:
             error = ProviderError(f"the connection to {kind} broke: {exc}")
         except SSEError as exc:
             error = ProviderError(f"{kind} did not answer with an event stream: {exc}")
+        except UnicodeEncodeError:  # the request's JSON holds a lone surrogate (a model name, a cache key)
+            error = ProviderError(f"the {kind} request holds text that is not valid Unicode, so it is not sent")
+        except UnicodeError as exc:  # its text does not decode in its own charset (utf-16 without a byte-order mark)
+            error = ProviderError(f"{kind} sent text that does not decode in its declared charset: {exc}")
         except (httpx.HTTPError, httpx.InvalidURL, httpx.StreamError) as exc:  # any other failure of the exchange
             error = ProviderError(f"the request to {kind} at {where} failed ({type(exc).__name__}): {exc}")
         finally:

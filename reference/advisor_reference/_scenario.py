@@ -16,6 +16,15 @@ Params (JSON)::
 With ``http_provider`` the calls go over HTTP to a server the suite runs and
 scripts (black-box mode); calls then carry no replies of their own.
 
+A ``concurrent`` step holds at most :data:`MAX_CONCURRENT_CALLS` calls
+(``invalid_input`` at the step past it), each on a thread of its own, all
+released together once every one has started. Every wait has a deadline: the
+start (all threads, or none of the calls, within :data:`START_TIMEOUT_S`) and
+each call (its scripted delays or its HTTP deadline, and
+:data:`FINISH_MARGIN_S` more). A step whose threads cannot all start makes no
+call and is an ``invalid_input`` at the step (the host could not take it);
+a call still running at its deadline is a ``provider_error``.
+
 A handler is built for each distinct (agent, conversation, turn), from one
 runtime that lives through the whole scenario. Each call's provider replies
 are its own, so concurrent calls stay deterministic. The answer::
@@ -29,8 +38,8 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +58,12 @@ _RUNTIME = frozenset({"session_id", "max_uses_per_run", "child_max_uses", "model
 _HTTP = frozenset({"kind", "base_url", "timeout_ms", "api_key"})
 _CALL = frozenset({"agent", "conversation", "turn", "input", "snapshot", "provider"})
 _REPLY = frozenset({"answer", "finish_reason", "error", "status", "delay_ms"})
+#: The most calls one concurrent step holds (a limit of the protocol): each is a thread, and the suite needs 32.
+MAX_CONCURRENT_CALLS = 64
+#: How long the threads of a concurrent step may take to start and meet (it takes milliseconds).
+START_TIMEOUT_S = 30.0
+#: How much longer than its own bound (its scripted delays, or its HTTP deadline) a concurrent call may take.
+FINISH_MARGIN_S = 30.0
 
 
 def _get(raw: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, at: str, *,
@@ -162,7 +177,7 @@ class _ScenarioProvider:
 
     def __init__(self, http: HttpProvider | None = None) -> None:
         self._local = threading.local()
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
         self.http = http
         self.requests: list[tuple[int, ProviderRequest]] = []
 
@@ -172,10 +187,10 @@ class _ScenarioProvider:
     def complete(self, request: ProviderRequest) -> ProviderAnswer:
         call: _Call = self._local.call
         if self.http is not None:
-            with self._lock:
+            with self.lock:
                 self.requests.append((call.index, request))
             return self.http.complete(request)
-        with self._lock:
+        with self.lock:
             self.requests.append((call.index, request))
             reply = call.replies.pop(0) if call.replies else None
         if reply is None:
@@ -239,6 +254,9 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
         elif kind == "concurrent":
             if not isinstance(body, list):
                 raise AdvisorInputError("must be an array of calls", at=f"{at}.concurrent")
+            if len(body) > MAX_CONCURRENT_CALLS:  # each call is a thread: the protocol bounds them
+                raise AdvisorInputError(f"holds {len(body)} calls; a concurrent step holds at most "
+                                        f"{MAX_CONCURRENT_CALLS}", at=f"{at}.concurrent")
             calls = [_call(item, count + j, f"{at}.concurrent[{j}]", open_roles) for j, item in enumerate(body)]
             plan.append(("concurrent", calls))
             count += len(calls)
@@ -254,26 +272,71 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
     run = _Run(runtime_class(config, provider, cache_keys=store, builder=builder), provider)
     results: list[dict[str, Any] | None] = [None] * count
     tool_lists: list[list[str]] = []
-    for kind, body in plan:
+    for step, (kind, body) in enumerate(plan):
         if kind == "call":
             results[body.index] = run.perform(body)
         elif kind == "concurrent":
             if body:
-                start = threading.Barrier(len(body))
-
-                def perform(call: _Call, start: threading.Barrier = start) -> dict[str, Any]:
-                    start.wait()
-                    return run.perform(call)
-
-                with ThreadPoolExecutor(max_workers=len(body)) as pool:
-                    for call, result in zip(body, pool.map(perform, body), strict=True):
-                        results[call.index] = result
+                bound = http.timeout if http is not None else max(sum(r.delay_s for r in c.replies) for c in body)
+                for call, result in zip(body, run_concurrently(run, body, bound, f"steps[{step}].concurrent"),
+                                        strict=True):
+                    results[call.index] = result
         else:
             tool_lists.append([tool["name"] for tool in run.runtime.tools()])  # rule: budget.tool-stays-registered
     if http is not None:
         http.close()
+    with provider.lock:  # a call past its deadline may still be running
+        requests = list(provider.requests)
     return {
         "calls": results,
         "tools": tool_lists,
-        "provider_requests": [{"call": index, **request.to_json()} for index, request in provider.requests],
+        "provider_requests": [{"call": index, **request.to_json()} for index, request in requests],
     }
+
+
+def run_concurrently(run: _Run, calls: list[_Call], bound_s: float, at: str) -> list[dict[str, Any]]:
+    """Each call on a thread of its own, released together once all have started; the outcomes in order.
+
+    Every wait has a deadline. The threads and this one meet at a barrier: if a thread cannot start, or they do not
+    all meet within START_TIMEOUT_S, the barrier breaks, no call is made, and the step is an ``invalid_input``
+    naming it. A call not done ``bound_s`` + FINISH_MARGIN_S after the start is a ``provider_error``; its thread
+    (a daemon) is left to end on its own.
+    """
+    start = threading.Barrier(len(calls) + 1, timeout=START_TIMEOUT_S)
+    outcomes: list[Any] = [None] * len(calls)
+
+    def perform(slot: int) -> None:
+        try:
+            start.wait(START_TIMEOUT_S)
+        except threading.BrokenBarrierError:  # the step did not start: no call is made
+            return
+        try:
+            outcomes[slot] = run.perform(calls[slot])
+        except BaseException as exc:  # raised again by the caller's thread, as it would be without threads
+            outcomes[slot] = exc
+
+    threads = [threading.Thread(target=perform, args=(slot,), name=f"advisor-scenario-{call.index}", daemon=True)
+               for slot, call in enumerate(calls)]
+    started = 0
+    try:
+        for thread in threads:
+            thread.start()
+            started += 1
+        start.wait(START_TIMEOUT_S)
+    except (RuntimeError, threading.BrokenBarrierError) as exc:  # a thread that cannot start; a start too slow
+        start.abort()
+        for thread in threads[:started]:
+            thread.join(START_TIMEOUT_S)
+        why = (f"only {started} of its {len(calls)} threads could start ({exc})" if started < len(calls) else
+               f"its {len(calls)} threads did not all start within {START_TIMEOUT_S:g} s")
+        raise AdvisorInputError(f"{why}; no call was made", at=at) from None
+    deadline = time.monotonic() + bound_s + FINISH_MARGIN_S
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    late = {"error": AdvisorCallFailed(f"the call did not finish within {bound_s + FINISH_MARGIN_S:g} s").to_json()}
+    done = []
+    for thread, outcome in zip(threads, outcomes, strict=True):
+        if isinstance(outcome, BaseException):
+            raise outcome
+        done.append(late if thread.is_alive() or outcome is None else outcome)
+    return done

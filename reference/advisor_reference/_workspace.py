@@ -3,12 +3,16 @@
 The rules, in order, for each path the caller gives:
 
 1. **A path, not data**: an empty path, or one holding a NUL byte or a lone
-   surrogate, is not a path at all: ``invalid_input``.
+   surrogate, is not a path at all: ``invalid_input``. A path longer than
+   :data:`MAX_PATH_BYTES` (4096, Linux's ``PATH_MAX``) is one no filesystem
+   call would take (``ENAMETOOLONG``, the origin's read error): ``file_error``,
+   naming the path by its head and its length.
 2. The path is taken relative to the working directory (an absolute path is
    taken as it is) and normalised lexically; its **display path** is that
    path relative to the working directory, so an absolute host path never
    reaches the prompt (a file outside it shows as ``../...``).
-3. **Resolution without a race**: the path is walked one component at a time,
+3. **Resolution without a race**: the path is walked one component at a time
+   (in time linear in its components, the links' included),
    each directory opened relative to the one before with ``O_NOFOLLOW``, and
    each symbolic link met on the way read and followed by the walk itself
    (at most 40). The path the policy judges is therefore the path of the very
@@ -48,6 +52,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -73,6 +78,8 @@ _KIND = {
 #: Pseudo-filesystems: their regular files are views of the kernel and of processes, never caller files.
 PSEUDO_FILESYSTEMS = ("/proc", "/sys", "/dev")
 MAX_LINKS = 40  # as the kernel's own limit on links followed in one path (ELOOP past it)
+#: The longest caller path, in bytes of UTF-8: Linux's PATH_MAX, the longest path one system call takes.
+MAX_PATH_BYTES = 4096
 _DIRECTORY = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
 
@@ -208,6 +215,10 @@ class PathPolicy:
     def _resolve(self, raw: str, at: str) -> tuple[_Walk, str, str]:
         """The walk standing in the last component's directory, that component's name, and the judged real path."""
         check_path_text(raw, at)
+        size = len(raw.encode("utf-8"))
+        if size > MAX_PATH_BYTES:  # named by its head: the whole path would make the message as long
+            raise FileRefused(f"{raw[:100]}…: a path of {size} bytes, longer than the {MAX_PATH_BYTES} a filesystem "
+                              f"takes ({os.strerror(errno.ENAMETOOLONG)})", at=at)
         walk = _Walk()
         try:
             name = self._walk(walk, os.path.join(self.work_dir, raw), raw, at)
@@ -220,10 +231,10 @@ class PathPolicy:
 
     def _walk(self, walk: _Walk, path: str, raw: str, at: str) -> str:
         """Walk every component of ``path`` but the last, following links; the last one's name."""
-        pending = [part for part in path.split("/") if part not in ("", ".")]
+        pending = deque(part for part in path.split("/") if part not in ("", "."))  # popped from the left: linear
         links = 0
         while pending:
-            part = pending.pop(0)
+            part = pending.popleft()
             if part == "..":
                 self._step(walk, "..", None, raw, at)
                 continue
@@ -243,7 +254,8 @@ class PathPolicy:
                 raise FileRefused(f"{raw}: {os.strerror(errno.ELOOP)}", at=at)
             if target.startswith("/"):
                 walk.restart()
-            pending[:0] = [p for p in target.split("/") if p not in ("", ".")]  # rule: workspace.symlinks
+            # rule: workspace.symlinks
+            pending.extendleft(reversed([p for p in target.split("/") if p not in ("", ".")]))
         return ""
 
     def _step(self, walk: _Walk, part: str, name: str | None, raw: str, at: str) -> None:

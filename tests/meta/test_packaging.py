@@ -49,7 +49,7 @@ def test_sdist_carries_the_documents(tmp_path):
     import tarfile
 
     result = subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)], cwd=ROOT,
-                            capture_output=True, text=True, env=clean_env())
+                            capture_output=True, text=True, env=clean_env(), timeout=600)
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     (sdist,) = tmp_path.glob("advisor_conformance-*.tar.gz")
     names = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
@@ -66,7 +66,7 @@ def test_environment_holds_only_declared_dependencies(installed):
     assert "respx" in dev_only
     listing = subprocess.run([str(python), "-c", "import importlib.metadata as m, json; "
                               "print(json.dumps(sorted(d.metadata['Name'].lower() for d in m.distributions())))"],
-                             capture_output=True, text=True, check=True, env=clean_env()).stdout
+                             capture_output=True, text=True, check=True, env=clean_env(), timeout=120).stdout
     present = set(json.loads(listing))
     assert "respx" not in present and "anthropic" not in present, present
     assert "advisor-conformance" in present
@@ -76,7 +76,7 @@ def test_suite_imports_from_the_wheel_in_another_directory(installed, tmp_path):
     """In an empty directory the suite is imported from the installed wheel and collects every rule's tests."""
     python, _ = installed
     where = subprocess.run([str(python), "-c", "import advisor_conformance; print(advisor_conformance.__file__)"], cwd=tmp_path,
-                           capture_output=True, text=True, check=True, env=clean_env()).stdout
+                           capture_output=True, text=True, check=True, env=clean_env(), timeout=120).stdout
     assert Path(where).is_relative_to(python.parent.parent), f"advisor_conformance was imported from {where}"
     run = run_pytest("--impl=reference", "--co", "-q", cwd=tmp_path, python=str(python))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

@@ -9,6 +9,9 @@ import pytest
 from advisor_reference import BudgetStore, UseCounter
 from advisor_reference._budget import UseGrant
 
+#: The longest a test waits for its threads: far more than they need, far less than a hang.
+JOIN_S = 30
+
 
 def test_use_counter_rejects_a_negative_cap():
     """A negative cap is a configuration error."""
@@ -44,7 +47,7 @@ def test_use_counter_counts_exactly_the_cap_under_threads():
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(JOIN_S)
     assert grants.count(True) == 7 and counter.used == 7
 
 
@@ -62,15 +65,15 @@ def test_budget_store_keys_counters_by_agent_id():
 def test_budget_store_makes_one_counter_per_id_under_threads():
     """Threads asking the store for one id at the same time all get the same counter."""
     store, got = BudgetStore(3), []
-    start = threading.Barrier(8)
+    start = threading.Barrier(8, timeout=JOIN_S)
 
     def ask():
-        start.wait()
+        start.wait(JOIN_S)
         got.append(store.counter("same"))
 
     threads = [threading.Thread(target=ask) for _ in range(8)]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(JOIN_S)
     assert len({id(counter) for counter in got}) == 1

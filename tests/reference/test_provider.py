@@ -180,5 +180,5 @@ def test_scripted_provider_is_safe_under_threads():
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(30)
     assert sorted(answers, key=int) == [str(i) for i in range(20)] and len(provider.requests) == 20

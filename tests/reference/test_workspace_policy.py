@@ -8,6 +8,7 @@ import os
 import pytest
 
 from advisor_reference import AdvisorInputError, FileRefused, LoadedFile, PathPolicy, load_files
+from advisor_reference._workspace import MAX_PATH_BYTES
 
 
 @pytest.fixture
@@ -235,3 +236,40 @@ def test_first_refusal_stops_and_names_its_index(work, paths, at, shown):
     assert (info.value.code, info.value.at) == ("file_error", at)
     assert shown in info.value.detail and at in str(info.value)
     assert str(work) not in str(info.value)
+
+
+# -- a path's length, and the walk over its components -----------------------------------------------------------------
+
+def test_a_path_of_the_longest_length_is_walked(work):
+    """A path of exactly MAX_PATH_BYTES bytes is walked like any other: to its file, or to a missing one."""
+    missing = "src/" + "./" * ((MAX_PATH_BYTES - 8) // 2) + "none"
+    found = "src/" + "./" * ((MAX_PATH_BYTES - 10) // 2) + "/a.txt"
+    assert len(missing) == len(found) == MAX_PATH_BYTES
+    with pytest.raises(FileRefused) as info:
+        PathPolicy(str(work)).open(missing, "input.files[0]")
+    assert "no such file" in info.value.detail
+    assert PathPolicy(str(work)).resolve(found, "input.files[0]") == str(work / "src" / "a.txt")
+
+
+@pytest.mark.parametrize("extra", [1, 1_000_000])
+def test_a_path_longer_than_the_limit_is_a_file_error_named_briefly(work, extra):
+    """A path one byte (or megabytes) over MAX_PATH_BYTES is a file_error at its field whose message holds the path's
+    head, not the whole path."""
+    raw = "src/" + "../src/" * ((MAX_PATH_BYTES + extra) // 7) + "a.txt"
+    assert len(raw.encode()) > MAX_PATH_BYTES
+    detail = _refusal(PathPolicy(str(work)), raw, at="input.files[3]")
+    assert raw[:50] in detail and len(detail) < 1000
+
+
+@pytest.mark.parametrize("layout, raw", [
+    ({"l1": "src/../src/l2", "src/l2": "a.txt"}, "l1"),
+    ({"l1": "./src/./", "l2": "l1/../l1/a.txt"}, "l2"),
+    ({"deep": "src/" + "../src/" * 300 + "a.txt"}, "deep"),
+    ({"up": "../work/src/link-to-a"}, "up"),
+    ({"abs": "{work}/src/../token"}, "src/../abs"),
+], ids=["chain", "link-in-link", "long-target", "up-and-back", "absolute"])
+def test_links_with_many_components_resolve_as_the_kernel_does(work, layout, raw):
+    """Links whose targets hold many components, dots and further links resolve to the path the kernel resolves."""
+    for name, target in layout.items():
+        os.symlink(target.format(work=work), work / name)
+    assert PathPolicy(str(work)).resolve(raw, "input.files[0]") == os.path.realpath(work / raw)

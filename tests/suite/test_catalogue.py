@@ -131,7 +131,7 @@ def test_every_area_lists_its_operations_and_vectors_use_them():
 
 def _cli(*args):
     return subprocess.run([sys.executable, "-m", "advisor_conformance", *args], capture_output=True, text=True,
-                          check=True).stdout
+                          check=True, timeout=300).stdout
 
 
 def test_rules_command_prints_id_tab_statement():
