@@ -72,7 +72,7 @@ def plan(config: pytest.Config, target: str, source: str, origin: str) -> None:
     if holding:
         top = min(holding, key=lambda arg: len(_arg_path(config, arg).parts))
         below = TESTS_DIR.relative_to(_arg_path(config, top))
-        walked = Path(os.path.abspath(config.invocation_params.dir / top.split("::", 1)[0]))
+        walked = _arg_path(config, top, resolve=False)
         scope.way = [walked / part for part in [*reversed(below.parents), below][1:]]
 
 
@@ -80,19 +80,21 @@ def _suite_arg(config: pytest.Config) -> str:
     return "advisor_conformance.tests" if config.getoption("pyargs", False) else str(TESTS_DIR)
 
 
-def _arg_path(config: pytest.Config, arg: str) -> Path:
-    """The file or directory a collection argument names (a module's, under ``--pyargs``)."""
+def _arg_path(config: pytest.Config, arg: str, *, resolve: bool = True) -> Path:
+    """The file or directory a collection argument names (a module's, under ``--pyargs``), with its symbolic links
+    resolved, or as pytest walks it (``resolve=False``)."""
     head = arg.split("::", 1)[0]
+    path = config.invocation_params.dir / head
     if config.getoption("pyargs", False):
         try:
             spec = importlib.util.find_spec(head)
         except (ImportError, ValueError, AttributeError):
             spec = None
         if spec is not None and spec.submodule_search_locations:
-            return Path(next(iter(spec.submodule_search_locations))).resolve()
-        if spec is not None and spec.origin:
-            return Path(spec.origin).resolve()
-    return (config.invocation_params.dir / head).resolve()
+            path = Path(next(iter(spec.submodule_search_locations)))
+        elif spec is not None and spec.origin:
+            path = Path(spec.origin)
+    return path.resolve() if resolve else Path(os.path.abspath(path))
 
 
 def _reaches_suite(config: pytest.Config, arg: str) -> bool:

@@ -111,7 +111,7 @@ def origin_of(config: pytest.Config, target: str, source: str) -> str:
         return f"-o conformance_impl={target}"
     inipath = config.inipath
     if inipath is not None and inipath.resolve() == RUN_INI:
-        return f"--impl={target} (the default of advisor-conformance run)"
+        return f"the default of advisor-conformance run ({target})"
     return f"conformance_impl = {target} ({inipath.name if inipath else 'the ini file'})"
 
 
