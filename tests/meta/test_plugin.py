@@ -96,13 +96,13 @@ def test_marker_expression_selects_one_areas_tests():
     from advisor_conformance.catalogue import load_catalogue
 
     catalogue = load_catalogue()
-    run = run_pytest("--co", "-q", "-m", 'rule(area="elision")')
+    run = run_pytest(SUITE, "--co", "-q", "-m", 'rule(area="elision")')
     assert run.returncode == 0, run.stderr[-2000:]
     collected = run.report["collected"]
     every = {nodeid for nodeids in collected.values() for nodeid in nodeids}
     elision = {nodeid for rule, nodeids in collected.items() if catalogue[rule].area == "elision" for nodeid in nodeids}
     assert elision and every == elision, sorted(every - elision)[:5]
-    should = run_pytest("--co", "-q", "-m", 'rule(level="should")')
+    should = run_pytest(SUITE, "--co", "-q", "-m", 'rule(level="should")')
     rules_of: dict[str, set[str]] = {}
     for rule, nodeids in should.report["collected"].items():
         for nodeid in nodeids:
