@@ -4,10 +4,11 @@ pytest loads this module (the ``pytest11`` entry point) in every run of an
 environment where advisor-conformance is installed, so it imports nothing but
 pytest and registers nothing else: it adds the suite's command-line options
 and ini keys. Only when a run names an implementation (``--impl``, the
-``conformance_impl`` ini key, or the ``ADVISOR_CONFORMANCE_IMPL`` environment
-variable) does it import the suite's plugin (:mod:`advisor_conformance._plugin`),
-register the suite's hypothesis profiles and hand the run over to it.
-Hypothesis's own ``_hypothesis_pytestplugin`` is the model.
+``ADVISOR_CONFORMANCE_IMPL`` environment variable, or the ``conformance_impl``
+ini key, in that order of precedence) does it import the suite's plugin
+(:mod:`advisor_conformance._plugin`), register the suite's hypothesis profiles
+and hand the run over to it. Hypothesis's own ``_hypothesis_pytestplugin`` is
+the model.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="run the advisor conformance suite against TARGET: 'reference', 'package.module[:object]' naming a "
         "Python adapter, or 'cmd:COMMAND LINE' starting a harness that speaks the protocol on stdin/stdout "
-        f"(also the ini key conformance_impl, or ${ENVIRONMENT_VARIABLE})",
+        f"(also ${ENVIRONMENT_VARIABLE}, or the ini key conformance_impl; this option wins over both)",
     )
     group.addoption(
         "--impl-snapshots",
@@ -70,10 +71,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini("conformance_strict_should", "see --strict-should", default="false")
 
 
+def named_target(config: pytest.Config) -> tuple[str, str]:
+    """The implementation this run tests and where it was named: ``("myadvisor.adapter", "flag")``, the source being
+    ``flag`` (``--impl``), ``environment`` (``$ADVISOR_CONFORMANCE_IMPL``) or ``ini`` (``conformance_impl``), in that
+    order of precedence; ``("", "")`` when the run does not ask for the suite."""
+    for source, value in (("flag", config.getoption("conformance_impl")),
+                          ("environment", os.environ.get(ENVIRONMENT_VARIABLE)),
+                          ("ini", config.getini("conformance_impl"))):
+        if value and str(value).strip():
+            return str(value).strip(), source
+    return "", ""
+
+
 def target_of(config: pytest.Config) -> str:
     """The implementation this run tests, or an empty string when the run does not ask for the suite."""
-    return (config.getoption("conformance_impl") or config.getini("conformance_impl")
-            or os.environ.get(ENVIRONMENT_VARIABLE, "")).strip()
+    return named_target(config)[0]
 
 
 @pytest.hookimpl(tryfirst=True)  # before hypothesis's plugin loads a --hypothesis-profile of ours
@@ -83,4 +95,5 @@ def pytest_configure(config: pytest.Config) -> None:
     from advisor_conformance import _plugin
 
     _plugin.register_profiles()
-    config.pluginmanager.register(_plugin, "advisor-conformance-suite")
+    if not config.pluginmanager.is_registered(_plugin):  # `-p advisor_conformance._plugin` registered it already
+        config.pluginmanager.register(_plugin, "advisor-conformance-suite")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +29,11 @@ class Implementation:
     description: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:  # short: hypothesis prints it in every falsifying example
-        return f"<implementation {self.name} (--impl={self.target})>"
+        return f"<implementation {self.name} ({self.target})>"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """Hypothesis's pretty printer shows a dataclass field by field (the whole description): the short repr."""
+        printer.text(repr(self))
 
     @property
     def name(self) -> str:
@@ -82,18 +88,32 @@ class Implementation:
                 if missing & set(AREA_OPERATIONS.get(area, ()))}
 
 
-def load_target(target: str, *, harness_timeout: float = 60.0, cwd: str | None = None) -> Implementation:
+def importable_from(directory: str) -> None:
+    """Put ``directory`` first on ``sys.path`` unless it is there: a ``package.module`` target in the directory a
+    command runs in imports as it does under ``python -m`` (the current directory first on the path)."""
+    entries = {os.path.abspath(entry or os.curdir) for entry in sys.path}
+    if os.path.abspath(directory) not in entries:
+        sys.path.insert(0, directory)
+
+
+def load_target(target: str, *, harness_timeout: float = 60.0, cwd: str | None = None,
+                origin: str | None = None) -> Implementation:
     """Load an ``--impl`` target: ``reference``, ``package.module[:object]`` or ``cmd:<command line>``.
 
     The object (``adapter`` when not named) is an adapter instance, or a class
-    or factory that makes one when called without arguments. A ``cmd:``
-    target is a harness process speaking the protocol over stdin and stdout.
+    or factory that makes one when called without arguments; it is imported
+    with ``cwd`` (when given) on the path, as ``python -m`` would. A ``cmd:``
+    target is a harness process speaking the protocol over stdin and stdout,
+    started in ``cwd``. ``origin`` says where the target was named in errors
+    (``--impl=...`` when not given: ``ADVISOR_CONFORMANCE_IMPL=...``, an ini
+    key), so an error never names a flag the user did not pass.
     """
+    origin = origin or f"--impl={target}"
     if target.startswith("cmd:"):
         try:
             transport = SubprocessTransport(target[4:].strip(), timeout=harness_timeout, cwd=cwd)
         except ValueError as exc:
-            raise TargetError(f"{target!r}: {exc}") from None
+            raise TargetError(f"{origin}: {exc}") from None
         implementation = Implementation(target=target, transport=transport)
         try:
             implementation.description = transport.start()
@@ -103,23 +123,25 @@ def load_target(target: str, *, harness_timeout: float = 60.0, cwd: str | None =
     spec = BUILTIN_TARGETS.get(target, target)
     module_name, _, attribute = spec.partition(":")
     if not module_name or not all(part.isidentifier() for part in module_name.split(".")):
-        raise TargetError(f"{target!r} is not 'reference' or 'package.module[:object]'")
+        raise TargetError(f"{target!r} ({origin}) is not 'reference', 'package.module[:object]' or 'cmd:COMMAND'")
+    if cwd is not None:
+        importable_from(cwd)
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise TargetError(f"cannot import {module_name!r} for --impl={target}: {exc}") from exc
+        raise TargetError(f"cannot import {module_name!r} for {origin}: {exc}") from exc
     attribute = attribute or "adapter"
     obj: Any = module
     for part in attribute.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError:
-            raise TargetError(f"{module_name!r} has no attribute {attribute!r} (--impl={target})") from None
+            raise TargetError(f"{module_name!r} has no attribute {attribute!r} ({origin})") from None
     if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "describe")):
         obj = obj()
     missing = [op for op in ("describe",) if not callable(getattr(obj, op, None))]
     if missing:
-        raise TargetError(f"{spec} is not an adapter: it has no {', '.join(missing)} method")
+        raise TargetError(f"{spec} ({origin}) is not an adapter: it has no {', '.join(missing)} method")
     implementation = Implementation(target=target, transport=InProcessTransport(obj, label=spec))
     implementation.describe()
     return implementation

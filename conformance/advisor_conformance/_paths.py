@@ -31,3 +31,11 @@ def fixtures_dir() -> Path:
 def reference_snapshots_dir() -> Path:
     """The recorded snapshots of the reference implementation."""
     return _data_dir("snapshots") / "reference"
+
+
+def constraints_file() -> Path:
+    """The pinned versions this release was tested with (``constraints.txt``; in the wheel, under ``_data/``)."""
+    for candidate in (PACKAGE_DIR / "_data" / "constraints.txt", PACKAGE_DIR.parent.parent / "constraints.txt"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"the suite's constraints.txt is missing next to {PACKAGE_DIR}")

@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
-from _advisor_conformance_pytestplugin import ENVIRONMENT_VARIABLE, target_of
+from _advisor_conformance_pytestplugin import ENVIRONMENT_VARIABLE, named_target, target_of
 
-from . import _xfails
+from . import _collect, _markers, _terminal, _xfails
+from ._cli.run import RUN_INI
 from ._implementation import Implementation, TargetError, load_target
 from ._paths import TESTS_DIR
 from ._protocol import AREA_OPERATIONS
@@ -31,7 +32,10 @@ from .catalogue import load_catalogue
 from .checks import RuleViolation
 
 IMPLEMENTATION = pytest.StashKey[Implementation]()
+ORIGIN = pytest.StashKey[str]()  # where the run named its implementation: the flag, the environment or an ini key
 TALLY = pytest.StashKey[RuleTally]()
+#: syrupy's warning when fewer xdist workers than configured sent it a snapshot report
+SYRUPY_MISSING_WORKERS = r"syrupy. received \d+ of \d+ xdist worker snapshot reports"
 
 # Namespaced so they never replace a profile of the project that runs us.
 # ci: derandomized, so every run (and every xdist worker) draws the same examples;
@@ -62,20 +66,31 @@ def register_profiles() -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    target = target_of(config)
+    target, source = named_target(config)
     if not target:
         return
     config.addinivalue_line(
-        "markers", "rule(id): the catalogue rule a conformance test checks (select with -m 'rule(id=\"...\")')"
+        "markers", "rule(id, area, level): the catalogue rule a conformance test checks (select with "
+        "-m 'rule(id=\"elision.marker-format\")', -m 'rule(area=\"elision\")' or -m 'rule(level=\"must\")')"
     )
+    origin = origin_of(config, target, source)
+    _markers.check_expression(config)
     timeout = config.getoption("harness_timeout") or float(config.getini("conformance_harness_timeout"))
     try:
-        implementation = load_target(target, harness_timeout=timeout, cwd=str(config.invocation_params.dir))
+        implementation = load_target(target, harness_timeout=timeout, cwd=str(config.invocation_params.dir),
+                                     origin=origin)
     except TargetError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[IMPLEMENTATION] = implementation
+    config.stash[ORIGIN] = origin
     check_areas(implementation)
-    collect_suite(config)
+    _collect.plan(config, target, source, origin)
+    for module in (_collect, _markers, _terminal):
+        config.pluginmanager.register(module, "advisor-conformance-" + module.__name__.rsplit(".", 1)[1].lstrip("_"))
+    # syrupy expects a snapshot report from each xdist worker, also when --collect-only or a usage error runs none;
+    # it then skips its detection of unused snapshots (which the suite does not use): not an error of the run under
+    # `filterwarnings = error`
+    config.addinivalue_line("filterwarnings", f"ignore:{SYRUPY_MISSING_WORKERS}:UserWarning")
     if config.getoption("hypothesis_profile", None) is None:
         settings.load_profile(CI_PROFILE)
     tally = RuleTally(load_catalogue(), config.stash[IMPLEMENTATION].description, target=target,
@@ -84,32 +99,20 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(tally, "advisor-conformance-tally")
 
 
-def collect_suite(config: pytest.Config) -> None:
-    """Add the installed suite to what pytest collects when the run gives no test paths of its own.
-
-    ``--impl`` (or the environment variable) with no paths runs the suite alone; the ini key ``conformance_impl``
-    adds the suite to the ini's ``testpaths`` (or the current directory), so a plain ``pytest`` runs both the
-    project's tests and the suite, while ``pytest tests/test_own.py`` still runs only that file."""
-    if config.args_source == pytest.Config.ArgsSource.ARGS:
-        return
-    if config.getoption("conformance_impl") or (not config.getini("conformance_impl")
-                                                 and os.environ.get(ENVIRONMENT_VARIABLE)):
-        config.args = [str(TESTS_DIR)]
-        return
-    if not any(_overlaps_suite(config, arg) for arg in config.args):
-        config.args = [*config.args, str(TESTS_DIR)]
-
-
-def _overlaps_suite(config: pytest.Config, arg: str) -> bool:
-    """Whether collecting ``arg`` already reaches the suite (an installed suite is never collected by recursing into
-    a virtual environment's packages)."""
-    if config.getoption("pyargs", False):
-        return arg.split("::", 1)[0].startswith("advisor_conformance")
-    path = (config.invocation_params.dir / arg.split("::", 1)[0]).resolve()
-    if path.is_relative_to(TESTS_DIR):
-        return True
-    return TESTS_DIR.is_relative_to(path) and not {"site-packages", "dist-packages"} & set(
-        TESTS_DIR.relative_to(path).parts)
+def origin_of(config: pytest.Config, target: str, source: str) -> str:
+    """Where the run named its implementation, as the user wrote it: ``--impl=X``, ``ADVISOR_CONFORMANCE_IMPL=X``,
+    ``conformance_impl = X (pyproject.toml)``, ``-o conformance_impl=X``, or the default of ``advisor-conformance
+    run``."""
+    if source == "flag":
+        return f"--impl={target}"
+    if source == "environment":
+        return f"{ENVIRONMENT_VARIABLE}={target}"
+    if any(str(value).split("=", 1)[0].strip() == "conformance_impl" for value in config.option.override_ini or ()):
+        return f"-o conformance_impl={target}"
+    inipath = config.inipath
+    if inipath is not None and inipath.resolve() == RUN_INI:
+        return f"the default of advisor-conformance run ({target})"
+    return f"conformance_impl = {target} ({inipath.name if inipath else 'the ini file'})"
 
 
 def check_areas(implementation: Implementation) -> None:
@@ -145,7 +148,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     catalogue = load_catalogue().version
     lines = [
         f"advisor-conformance {__version__}, catalogue {catalogue}: implementation under test: {d['name']} "
-        f"{d['version']} ({d['language']}), --impl={implementation.target}",
+        f"{d['version']} ({d['language']}), from {config.stash[ORIGIN]}",
         f"advisor-conformance: declared areas: {', '.join(d.get('areas', [])) or '(none)'}",
     ]
     if d.get("catalogue") and d["catalogue"] != catalogue:

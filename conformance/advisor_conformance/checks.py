@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ._bounded import abbreviate, cap_line, cap_lines, show
+from ._excerpts import first_difference, parting, region
 
 __all__ = ["RuleViolation", "abbreviate", "answer_of", "check", "check_equal", "show", "violation"]
 
@@ -55,13 +56,13 @@ def _string(text: str) -> str:
 
 
 def _string_difference(expected: str, actual: str) -> list[str]:
-    """Long strings: where they first differ, with some context on each side."""
-    at = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b), min(len(expected), len(actual)))
-    start = max(0, at - 60)
+    """Long strings: where they first differ, what each holds there (by code point) and some context on each side."""
+    at = first_difference(expected, actual)
     return [
-        f"expected ({len(expected)} characters) and actual ({len(actual)} characters) first differ at character {at}:",
-        cap_line(f"expected: …{expected[start:at + 100]!r}…"),
-        cap_line(f"actual:   …{actual[start:at + 100]!r}…"),
+        f"expected ({len(expected)} characters) and actual ({len(actual)} characters) first differ at character {at} "
+        f"({parting(expected, actual, at)}):",
+        cap_line(region("expected", expected, at - 60, at + 100)),
+        cap_line(region("actual", actual, at - 60, at + 100)),
     ]
 
 

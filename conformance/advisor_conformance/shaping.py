@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._excerpts import first_difference, parting, region
 from .checks import answer_of, check, violation
 from ._implementation import Implementation
 
@@ -202,11 +203,12 @@ def files_part(final_text: str, strings: Mapping[str, str], /, **context: Any) -
 
 
 def _departure(actual: str, part: str, position: int) -> str:
-    offset = next((i for i, (a, b) in enumerate(zip(actual[position:], part, strict=False)) if a != b),
-                  min(len(part), len(actual) - position))
+    """Where ``actual`` departs from ``part``, expected from character ``position`` on, and what each holds there."""
+    offset = first_difference(part, actual[position:])
     at = position + offset
-    return (f"the text departs at character {at}: expected …{part[max(0, offset - 40):offset + 60]!r}…, "
-            f"got …{actual[max(position, at - 40):at + 60]!r}…")
+    return (f"the text departs at character {at} ({parting(part, actual[position:], offset)}): "
+            f"{region('expected', part, offset - 40, offset + 60, shift=position)}, "
+            f"{region('actual', actual, max(position, at - 40), at + 60)}")
 
 
 def final(messages: Messages) -> str:

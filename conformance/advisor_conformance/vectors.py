@@ -207,12 +207,11 @@ def _show(value: Any, limit: int = 200) -> str:
 
 
 def _text_difference(expected: str, actual: str) -> str:
-    """Where two strings first differ, with their lengths and the region around it."""
-    at = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
-              min(len(expected), len(actual)))
-    start = max(0, at - 40)
-    return (f"strings differ at character {at} (expected {len(expected)} characters, got {len(actual)}): "
-            f"expected …{expected[start:at + 60]!r}…, got …{actual[start:at + 60]!r}…")
+    """Where two strings first differ, with their lengths, what each holds there and the region around it."""
+    from ._excerpts import difference
+
+    at, shown = difference(expected, actual)
+    return f"strings differ at character {at} (expected {len(expected)} characters, got {len(actual)}) {shown}"
 
 
 def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str, str] | None = None,

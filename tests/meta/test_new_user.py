@@ -1,5 +1,6 @@
 """A new user's first hour, from the built wheel in an empty directory: `init`, a first run whose failures name
-rules, snapshots, an xfails file, `shape` on a shipped transcript, and a harness skeleton.
+rules, snapshots, an xfails file, `shape` on a shipped transcript, a harness skeleton, a harness serving a package
+of the directory, one area's tests, failures at 80 columns, the install's pins, workers, `where` and `--version`.
 
 The wheel is installed into a fresh virtual environment with only its declared dependencies
 (``tests/support/wheelenv.py``); every command runs as a user of that environment would, with its ``bin``
@@ -38,7 +39,15 @@ def venv(tmp_path_factory) -> Path:
 
 def user(venv: Path, cwd: Path, *command: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     """A command as the user types it in an activated environment (`python`, `advisor-conformance`)."""
-    env = {**clean_env(), "PATH": f"{venv}{os.pathsep}{os.environ.get('PATH', '')}", "VIRTUAL_ENV": str(venv.parent)}
+    return user_with(venv, cwd, {}, *command, timeout=timeout)
+
+
+def user_with(venv: Path, cwd: Path, variables: dict[str, str], *command: str,
+              timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """A command as the user types it in an activated environment, with some environment variables set."""
+    env = {**clean_env(), "PATH": f"{venv}{os.pathsep}{os.environ.get('PATH', '')}", "VIRTUAL_ENV": str(venv.parent),
+           **variables}
+    env.pop("ADVISOR_CONFORMANCE_IMPL", None)
     return subprocess.run([str(venv / command[0]), *command[1:]], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env=env)
 
@@ -145,3 +154,77 @@ def test_harness_skeleton_fails_clearly(venv, tmp_path, progress):
     assert len(failures) == 1, shown(run)
     (rules,) = failures.values()
     assert rules and set(rules) <= set(load_catalogue().rules), failures
+
+
+def init_python(venv: Path, cwd: Path) -> None:
+    init = user(venv, cwd, "advisor-conformance", "init", "--python", "myadvisor")
+    assert init.returncode == 0, shown(init)
+
+
+@pytest.mark.slow
+def test_a_harness_serving_a_package_of_the_current_directory_runs_one_area(venv, tmp_path, progress):
+    """`--impl='cmd:advisor-conformance harness --impl myadvisor.advisor_adapter'` imports the package from the
+    directory the suite runs in, and `-m 'rule(area="question")'` runs that area's tests alone."""
+    init_python(venv, tmp_path)
+    progress("new user: the skeleton served by advisor-conformance harness, one area")
+    run = suite(venv, tmp_path, "--impl=cmd:advisor-conformance harness --impl myadvisor.advisor_adapter",
+                "-m", 'rule(area="question")', "--rule-report=h.json")
+    assert run.returncode in (0, 1), shown(run)
+    report = json.loads((tmp_path / "h.json").read_text(encoding="utf-8"))
+    assert report["implementation"]["name"] == "myadvisor"
+    ran = [test for test in report["tests"] if test["outcome"] != "skipped"]
+    assert ran and all(any(rule.startswith("question.") for rule in test["rules"]) for test in report["tests"]), ran
+
+
+@pytest.mark.slow
+def test_failures_read_well_at_80_columns(venv, tmp_path, progress):
+    """At 80 columns each short-summary line starts with catalogue rules and the start of the message; a departure
+    names the code points where the texts part, in slices framed by no character of the data; hypothesis's failing
+    explicit examples are bounded; an unknown rule in -m is a usage error naming the closest rule."""
+    init_python(venv, tmp_path)
+    progress("new user: a failing run at 80 columns")
+    env_columns = {"COLUMNS": "80", "CI": ""}
+    run = user_with(venv, tmp_path, env_columns, "python", "-m", "pytest", "-q", "-ra", "--impl=myadvisor.advisor_adapter",
+                    "-m", 'rule(id="question.cap") or rule(id="elision.marker-format")')
+    assert run.returncode == 1, shown(run)
+    rules = set(load_catalogue().rules)
+    summary = [line[:80] for line in run.stdout.splitlines() if line.startswith("FAILED ")]
+    assert summary, shown(run)
+    for line in summary:
+        match = re.match(r"FAILED \[([a-z0-9., -]+)\] (\S.{10})", line)
+        assert match and {rule.strip() for rule in match[1].split(",")} <= rules, line
+    assert re.search(r"departs at character \d+ \(expected U\+2026 HORIZONTAL ELLIPSIS, got U\+[0-9A-F]{4}", run.stdout)
+    assert re.search(r"expected\[\d+:\d+\] '", run.stdout) and not re.search(r"(expected|got) …'", run.stdout)
+    blocks = [part.split("\n\n", 1)[0].splitlines() for part in run.stdout.split("explicit example:")[1:]]
+    assert blocks and all(len(block) <= 14 and max(map(len, block)) <= 300 for block in blocks), blocks[:1]
+
+    unknown = suite(venv, tmp_path, "--impl=myadvisor.advisor_adapter", "-m", 'rule(id="elision.marker-formt")')
+    assert unknown.returncode == 4 and "elision.marker-format" in unknown.stderr, shown(unknown)
+
+
+@pytest.mark.slow
+def test_install_pins_workers_rerunnable_tests_and_versions(venv, tmp_path, progress):
+    """`constraints` prints the installed release's pins (those of the environment's libraries), `-n 2` works from the
+    wheel, a test `where` lists reruns from any directory by its ID, `where` shows no site-packages path, and
+    `--version` names the catalogue and the protocol."""
+    pins = user(venv, tmp_path, "advisor-conformance", "constraints")
+    assert pins.returncode == 0, shown(pins)
+    pinned = dict(line.split("==", 1) for line in pins.stdout.splitlines() if line and not line.startswith("#"))
+    installed = user(venv, tmp_path, "python", "-c", "import importlib.metadata as m; print(m.version('hypothesis'))")
+    assert pinned["hypothesis"] == installed.stdout.strip() and "pytest" in pinned, pins.stdout[:500]
+
+    version = user(venv, tmp_path, "advisor-conformance", "--version")
+    assert load_catalogue().version in version.stdout and "protocol" in version.stdout, shown(version)
+
+    progress("new user: where, and a rerun of one of its tests")
+    where = user(venv, tmp_path, "advisor-conformance", "where", "elision.marker-format")
+    assert where.returncode == 0 and "site-packages" not in where.stdout, shown(where)
+    listed = [line.strip() for line in where.stdout.split("tests (", 1)[1].splitlines()[1:] if "::" in line]
+    rerun = suite(venv, tmp_path, "--impl=reference", "--pyargs", listed[0], "--rule-report=w.json")
+    assert rerun.returncode == 0, shown(rerun)
+    tests = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))["tests"]
+    assert len(tests) == 1 and tests[0]["outcome"] == "passed", tests
+
+    progress("new user: one rule over two workers")
+    spread = suite(venv, tmp_path, "--impl=reference", "-n", "2", "-m", 'rule(id="elision.marker-format")')
+    assert spread.returncode == 0 and "passed" in spread.stdout, shown(spread)

@@ -100,8 +100,12 @@ def test_a_user_project_with_conformance_and_reference_packages_runs_its_own_tes
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
     plain = run_pytest("tests/test_own.py", "-q", cwd=tmp_path, python=str(python))
     assert plain.returncode == 0, plain.stdout[-2000:] + plain.stderr[-2000:]
-    with_suite = run_pytest("tests/test_own.py", "--impl=reference", "-q", cwd=tmp_path, python=str(python))
+    # --impl with a path of the project's own runs it beside the suite (selected here to stay quick)
+    with_suite = run_pytest("tests/test_own.py", "--impl=reference", "-q", "-k",
+                            "test_own_packages or test_marker_reports_the_true_length", cwd=tmp_path, python=str(python))
     assert with_suite.returncode == 0, with_suite.stdout[-2000:] + with_suite.stderr[-2000:]
+    passed = re.search(r"(\d+) passed", with_suite.stdout)
+    assert with_suite.outcomes() and passed and int(passed[1]) == len(with_suite.outcomes()) + 1, with_suite.stdout
 
 
 @pytest.mark.slow

@@ -90,6 +90,42 @@ def test_marker_expression_selects_one_rules_tests():
     assert every == selected, f"tests without the rule were selected: {every - selected}"
 
 
+def test_marker_expression_selects_one_areas_tests():
+    """`-m 'rule(area="...")'` selects exactly the tests of that area's rules, and `rule(level="should")` those of
+    should rules."""
+    from advisor_conformance.catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    run = run_pytest(SUITE, "--co", "-q", "-m", 'rule(area="elision")')
+    assert run.returncode == 0, run.stderr[-2000:]
+    collected = run.report["collected"]
+    every = {nodeid for nodeids in collected.values() for nodeid in nodeids}
+    elision = {nodeid for rule, nodeids in collected.items() if catalogue[rule].area == "elision" for nodeid in nodeids}
+    assert elision and every == elision, sorted(every - elision)[:5]
+    should = run_pytest(SUITE, "--co", "-q", "-m", 'rule(level="should")')
+    rules_of: dict[str, set[str]] = {}
+    for rule, nodeids in should.report["collected"].items():
+        for nodeid in nodeids:
+            rules_of.setdefault(nodeid, set()).add(rule)
+    assert rules_of and all(any(catalogue[rule].level == "should" for rule in rules) for rules in rules_of.values())
+
+
+@pytest.mark.parametrize("expression, named", [('rule(id="elision.marker-formt")', "elision.marker-format"),
+                                               ('rule(area="elison")', "elision"), ('rule(aera="elision")', "area")],
+                         ids=["rule", "area", "keyword"])
+def test_marker_expression_naming_nothing_of_the_catalogue_is_a_usage_error(expression, named):
+    """A rule(...) selection with an unknown rule ID, area or keyword stops the run with the closest name."""
+    run = run_pytest("--co", "-q", "-m", expression)
+    assert run.returncode == 4 and named in run.stderr.split("did you mean", 1)[-1], run.stderr[-2000:]
+
+
+def test_collect_only_at_the_root_works_under_xdist():
+    """`pytest --co` over two workers at the repository root (filterwarnings = error) collects and exits 0."""
+    run = run_pytest("--co", "-q", "-n", "2")
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert len(run.report["collected"]) > 100
+
+
 def test_collection_ids_are_unique_and_stable():
     """Collecting twice gives the same, duplicate-free node IDs."""
     first = [line for line in run_pytest("--co", "-q").stdout.splitlines() if "::" in line]
@@ -160,14 +196,24 @@ def test_ini_key_alone_runs_the_suite_beside_the_projects_tests(elsewhere):
     own = run_pytest("-v", "test_own.py", cwd=elsewhere)
     assert own.returncode == 0 and "test_own.py::test_own PASSED" in own.stdout and not own.outcomes(), \
         own.stdout[-2000:]
+    assert "conformance_impl = reference" in own.stdout.split("test_own PASSED", 1)[1], "the run did not say that " \
+        "the implementation was not tested"
 
 
 def test_environment_variable_names_the_implementation(elsewhere, monkeypatch):
-    """ADVISOR_CONFORMANCE_IMPL works as --impl does: it loads the target and runs the suite."""
+    """ADVISOR_CONFORMANCE_IMPL works as --impl does: it loads the target and runs the suite, it wins over the ini key,
+    and the header and a load error name the variable, not a flag the user did not pass."""
     monkeypatch.setenv("ADVISOR_CONFORMANCE_IMPL", "tests.fakes.renamed")
-    run = run_pytest("-q", "-k", "test_marker_reports_the_true_length", cwd=elsewhere)
+    (elsewhere / "pytest.ini").write_text("[pytest]\nconformance_impl = reference\n")
+    run = run_pytest("-k", "test_marker_reports_the_true_length", cwd=elsewhere)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert run.report["implementation"]["name"] == "acme-advisor" and run.outcomes()
+    header = next(line for line in run.stdout.splitlines() if "implementation under test" in line)
+    assert "ADVISOR_CONFORMANCE_IMPL=tests.fakes.renamed" in header and "--impl" not in header, header
+    monkeypatch.setenv("ADVISOR_CONFORMANCE_IMPL", "tests.fakes.renamd")
+    typo = run_pytest("--co", "-q", cwd=elsewhere)
+    assert typo.returncode == 4 and "ADVISOR_CONFORMANCE_IMPL=tests.fakes.renamd" in typo.stderr, typo.stderr
+    assert "--impl" not in typo.stderr, typo.stderr
 
 
 @pytest.mark.parametrize("target, named", [("tests.fakes.partial:ToolWithoutScenario", ["tool", "scenario"]),
@@ -182,14 +228,20 @@ def test_declared_area_without_its_operations_stops_the_run_first(elsewhere, tar
 
 
 def test_failure_shows_its_rule_in_the_short_summary_and_how_to_rerun_it(elsewhere, monkeypatch):
-    """The short summary names the failing rule right after the test; a property test's failure gives the command
-    that reproduces it (not hypothesis's decorator advice), and that command fails the same way."""
-    monkeypatch.setenv("COLUMNS", "160")
+    """At 80 columns, the short summary's line of a failure starts with the failing rule and the start of its
+    message; hypothesis's account of the failing explicit example is bounded; a property test's failure gives the
+    command that reproduces it (not hypothesis's decorator advice), and that command fails the same way."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.delenv("CI", raising=False)  # on CI pytest writes the whole message after the node ID instead
     target = "--impl=tests.fakes.broken.shaping:MarkerOffByOne"
     run = run_pytest(target, "-q", "-rf", "-k", "test_elided_string_is_bounded_and_honest", cwd=elsewhere)
     assert run.returncode == 1, run.stdout[-2000:]
     summary = [line for line in run.stdout.splitlines() if line.startswith("FAILED ")]
-    assert summary and all("[elision.marker-format]" in line for line in summary), summary
+    message = run.failed_tests()[0]["message"].split("\n", 1)[0]
+    assert summary and all(line[:80].startswith(f"FAILED {message[:40]}") for line in summary), summary
+    assert message.startswith("[elision.marker-format]"), message
+    example = run.stdout.split("explicit example:", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(example) <= 14 and all(len(line) <= 300 for line in example), example
     assert "reproduce_failure" not in run.stdout
     command = next(line for line in run.stdout.splitlines() if line.startswith("python -m pytest --impl="))
     words = command.split()

@@ -162,6 +162,20 @@ def test_init_harness_speaks_the_protocol(tmp_path, capsys, language):
     assert "failure" in unknown and stop["result"] == {}
 
 
+def test_init_go_harness_declares_the_areas_of_shape_and_says_how_to_build_it(tmp_path, capsys):
+    """`init --harness --language go` writes one Go program declaring exactly the areas of `shape` (the others
+    commented out) and prints the build command before the suite's (tests/meta/test_go_harness.py builds and runs it)."""
+    assert main(["init", "--harness", "--language", "go", "--dir", str(tmp_path)]) == 0
+    (written,) = tmp_path.iterdir()
+    text = written.read_text(encoding="utf-8")
+    assert written.name == "advisor-harness.go" and text.count("package main") == 1
+    areas_block = text.split("var areas = []string{", 1)[1].split("\n}", 1)[0]
+    declared = {line.strip().split('"')[1] for line in areas_block.splitlines() if line.strip().startswith('"')}
+    assert declared == {area for area, ops in AREA_OPERATIONS.items() if set(ops) == {"shape"}}
+    out = capsys.readouterr().out
+    assert out.index("go build -o advisor-harness advisor-harness.go") < out.index("--impl='cmd:./advisor-harness'")
+
+
 @pytest.mark.parametrize("language", ["python", "node"])
 def test_init_harness_refuses_another_protocol(tmp_path, language):
     """The written harness answers start of a protocol it does not speak with a failure."""

@@ -36,10 +36,12 @@ def commands() -> list[ModuleType]:
 
 
 def version_line() -> str:
+    """The suite's version, the version of its rule catalogue and the harness protocol's."""
     from .. import __version__
     from .._protocol import PROTOCOL_VERSION
+    from ..catalogue import load_catalogue
 
-    return f"advisor-conformance {__version__} (protocol {PROTOCOL_VERSION})"
+    return f"advisor-conformance {__version__} (catalogue {load_catalogue().version}, protocol {PROTOCOL_VERSION})"
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -95,9 +95,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         print(f"{prog}: --examples is at least 1", file=sys.stderr)
         return 2
     ops = list(dict.fromkeys(args.op or OPERATIONS))
-    if os.getcwd() not in sys.path:  # `package.module` targets import from here, as with `python -m`
-        sys.path.insert(0, os.getcwd())
-    loaded = []
+    loaded = []  # `package.module` targets import from here (cwd), as with `python -m`
     try:
         for target in args.impl:
             loaded.append(load_target(target, harness_timeout=args.harness_timeout, cwd=os.getcwd()))

@@ -23,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
+    import os
+
     from .._harness import serve
     from .._implementation import TargetError, load_target
 
@@ -30,7 +32,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         print("advisor-conformance harness serves a Python adapter, not a command", file=sys.stderr)
         return 2
     try:
-        implementation = load_target(args.impl)
+        # a package in the directory the harness runs in is importable, as under `python -m` (and `pytest --impl`)
+        implementation = load_target(args.impl, cwd=os.getcwd())
     except TargetError as exc:
         print(f"advisor-conformance harness: {exc}", file=sys.stderr)
         return 2

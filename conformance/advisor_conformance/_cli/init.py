@@ -25,9 +25,10 @@ files are never overwritten without --force (exit 2, naming them).
   advisor-conformance init --python myadvisor               myadvisor/__init__.py, myadvisor/advisor_adapter.py
   advisor-conformance init --harness                        advisor_harness.py (Python, standard library only)
   advisor-conformance init --harness --language node        advisor-harness.mjs (Node.js, no dependencies)
+  advisor-conformance init --harness --language go          advisor-harness.go (Go, the standard library only)
 
 Then, in that directory: python3 -m pytest --impl=myadvisor.advisor_adapter (or --impl='cmd:python3
-advisor_harness.py').
+advisor_harness.py'; a Go harness is built first: go build -o advisor-harness advisor-harness.go).
 """
 
 TEMPLATES_DIR = PACKAGE_DIR / "_templates"
@@ -40,11 +41,16 @@ class Harness:
     file: str
     command: str
     comment: str  # how the language writes a line comment after a list item
+    indent: str  # the indent of a list item
+    build: tuple[str, str] | None = None  # the command that builds the program, and what it does
 
 
 HARNESSES = {
-    "python": Harness("advisor_harness.py.tmpl", "advisor_harness.py", "python3 advisor_harness.py", "#"),
-    "node": Harness("advisor-harness.mjs.tmpl", "advisor-harness.mjs", "node advisor-harness.mjs", "//"),
+    "python": Harness("advisor_harness.py.tmpl", "advisor_harness.py", "python3 advisor_harness.py", "#", "    "),
+    "node": Harness("advisor-harness.mjs.tmpl", "advisor-harness.mjs", "node advisor-harness.mjs", "//", "  "),
+    "go": Harness("advisor-harness.go.tmpl", "advisor-harness.go", "./advisor-harness", "//", "\t",
+                  ("go build -o advisor-harness advisor-harness.go", "build it (Go 1.18 or later, the standard library "
+                                                                      "only); build again after each change")),
 }
 
 
@@ -128,9 +134,10 @@ def planned_files(args: argparse.Namespace) -> tuple[dict[Path, str], list[tuple
         ]
         return files, steps
     harness = HARNESSES[args.language]
-    values = _values("my-advisor", "my-advisor", harness.comment, "    " if args.language == "python" else "  ")
+    values = _values("my-advisor", "my-advisor", harness.comment, harness.indent)
     files = {where / harness.file: render(harness.template, values)}
     steps = [
+        *([harness.build] if harness.build else []),
         (f"python3 -m pytest --impl='cmd:{harness.command}' -x",
          "run the suite; each failure starts with the rules it breaks, [area.rule-name]"),
         (f"advisor-conformance run --impl 'cmd:{harness.command}'", "the same, with the outcome of every rule"),
@@ -167,7 +174,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         except OSError as exc:
             print(f"advisor-conformance init: {path}: cannot be written ({exc.strerror or exc})", file=sys.stderr)
             return 2
-        if args.harness:  # a program: runnable as ./advisor_harness.py too
+        if args.harness and args.language != "go":  # a program: runnable as ./advisor_harness.py too
             path.chmod(path.stat().st_mode | 0o111)
         print(f"wrote {path}")
     print("\nNext steps" + ("" if Path(args.dir) == Path(".") else f" (in {args.dir})") + ":")

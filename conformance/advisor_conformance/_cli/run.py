@@ -12,8 +12,8 @@ NAME = "run"
 ORDER = 10
 HELP = "run the conformance suite and print the outcome of every rule"
 DESCRIPTION = """\
-Run the conformance suite against an implementation (the reference by default) and end with the outcome of
-every rule of the catalogue. Every other option goes to pytest: -k EXPR, -x, -n 4 (pytest-xdist),
+Run the conformance suite against an implementation and end with the outcome of every rule of the catalogue.
+The implementation is --impl, else $ADVISOR_CONFORMANCE_IMPL, else the reference; the report's header says which. Every other option goes to pytest: -k EXPR, -x, -n 4 (pytest-xdist),
 --rule-report FILE, --xfails-file FILE, --impl-snapshots DIR, --snapshot-update, --hypothesis-profile NAME.
 The run does not read the pytest configuration of the directory it starts in.
 
@@ -25,14 +25,17 @@ RUN_INI = PACKAGE_DIR / "pytest-run.ini"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--impl", default="reference", metavar="TARGET",
-                        help="implementation to test: 'reference' (the default), 'package.module[:object]' naming a "
-                             "Python adapter, or 'cmd:COMMAND LINE' starting a harness")
+    parser.add_argument("--impl", default=None, metavar="TARGET",
+                        help="implementation to test: 'package.module[:object]' naming a Python adapter, "
+                             "'cmd:COMMAND LINE' starting a harness, or 'reference'; default: "
+                             "$ADVISOR_CONFORMANCE_IMPL, else the reference")
 
 
-def pytest_args(target: str, extra: list[str]) -> list[str]:
-    """The pytest arguments that run the installed suite against ``target``, isolated from the local config."""
-    return [str(TESTS_DIR), f"--impl={target}", "-c", str(RUN_INI), f"--rootdir={PACKAGE_DIR}", *extra]
+def pytest_args(target: str | None, extra: list[str]) -> list[str]:
+    """The pytest arguments that run the installed suite against ``target`` (None: the environment variable, else the
+    reference, from the run's own ini file), isolated from the local config."""
+    named = [] if target is None else [f"--impl={target}"]
+    return [str(TESTS_DIR), *named, "-c", str(RUN_INI), f"--rootdir={PACKAGE_DIR}", *extra]
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:

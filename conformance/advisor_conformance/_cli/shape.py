@@ -160,10 +160,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     from .._implementation import TargetError, load_target
     from .._protocol import ContractError
 
-    if not args.impl.startswith("cmd:") and "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # as `python -m` does: a package in this directory is importable
-    try:
-        implementation = load_target(args.impl)
+    try:  # a package in this directory is importable, as under `python -m`
+        implementation = load_target(args.impl, cwd=os.getcwd())
     except (TargetError, ContractError) as exc:
         print(f"advisor-conformance shape: {exc}", file=sys.stderr)
         return 2

@@ -14,12 +14,16 @@ ORDER = 30
 HELP = "show a rule: statement, level, source sentence, code, tests, vectors and snapshots"
 DESCRIPTION = """\
 Show one rule of the catalogue and everything that concerns it: its statement, level and tag, the spec
-sentence it comes from, the places of the reference that implement it, the conformance tests that check it,
-the golden vectors that name it and the snapshots that record it.
+sentence it comes from, the places of the reference that implement it (relative to the installed packages), the
+conformance tests that check it, the golden vectors that name it and the snapshots that record it. A test is
+named as pytest reruns it from any directory, wherever the suite is installed:
 
   advisor-conformance where elision.marker-format
   advisor-conformance where elision.marker-format --json
+  python3 -m pytest --impl=mypkg.advisor_adapter --pyargs 'advisor_conformance.tests.test_elision::test_x[1001]'
 """
+#: How to rerun a test that ``where`` lists (pytest's ``--pyargs`` finds the installed suite).
+RERUN = "python3 -m pytest --impl=TARGET --pyargs 'TEST'"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,7 +35,7 @@ def describe(rule_id: str) -> dict:
     from .._trace import collect_rule_tests, implementation_sites, snapshots_of, vectors_of
 
     rule = load_catalogue()[rule_id]
-    tests = sorted(collect_rule_tests().get(rule_id, []))
+    tests = sorted(rerunnable(nodeid) for nodeid in collect_rule_tests().get(rule_id, []))
     return {
         **rule.to_json(),
         "implemented_at": [str(site) for site in implementation_sites().get(rule_id, [])],
@@ -39,6 +43,14 @@ def describe(rule_id: str) -> dict:
         "vectors": vectors_of(rule_id),
         "snapshots": snapshots_of(tests),
     }
+
+
+def rerunnable(nodeid: str) -> str:
+    """A node ID of the suite as ``--pyargs`` takes it, from any directory: ``tests/test_elision.py::test_x[1001]``
+    becomes ``advisor_conformance.tests.test_elision::test_x[1001]``."""
+    path, _, rest = nodeid.partition("::")
+    module = "advisor_conformance." + path.removesuffix(".py").replace("/", ".")
+    return f"{module}::{rest}" if rest else module
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
@@ -59,7 +71,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     for title, key in (("implemented at", "implemented_at"), ("tests", "tests"), ("golden vectors", "vectors"),
                        ("snapshots", "snapshots")):
         items = found[key]
-        print(f"  {title} ({len(items)}):" if items else f"  {title}: none")
+        rerun = f"; rerun one with {RERUN}" if key == "tests" and items else ""
+        print(f"  {title} ({len(items)}{rerun}):" if items else f"  {title}: none")
         for item in items:
             print(f"    {item}")
     return 0
