@@ -43,7 +43,7 @@ def test_go_skeleton_builds_and_runs_under_the_suite(tmp_path, progress):
     them), the other areas are skipped, and nothing errors."""
     go = go_toolchain()
     init = subprocess.run([sys.executable, "-m", "advisor_conformance", "init", "--harness", "--language", "go",
-                           "--dir", str(tmp_path)], capture_output=True, text=True, env=clean_env())
+                           "--dir", str(tmp_path)], capture_output=True, text=True, env=clean_env(), timeout=120)
     assert init.returncode == 0, init.stderr
     (build,) = [line.strip() for line in init.stdout.splitlines() if line.strip().startswith("go build")]
     (target,) = re.findall(r"--impl='(cmd:[^']+)' -x", init.stdout)

@@ -46,7 +46,7 @@ def envs(tmp_path_factory) -> dict[str, Path]:
     inside = make_env(wheel, base / "inside" / ".venv").parent
     outside = make_env(wheel, base / "venv").parent
     init = subprocess.run([str(outside / "advisor-conformance"), "init", "--python", "myadvisor", "--dir",
-                           str(base / "skeleton")], capture_output=True, text=True, env=clean_env())
+                           str(base / "skeleton")], capture_output=True, text=True, env=clean_env(), timeout=120)
     assert init.returncode == 0, init.stderr
     return {"inside": inside, "outside": outside, "skeleton": base / "skeleton" / "myadvisor"}
 
