@@ -5,7 +5,9 @@ with the JSON of every event), the reference client (a plain parser: every
 line of the stream read as the event-stream format says, every event's JSON
 decoded whole) costs at most 2x the bare iteration of the same bytes with
 httpx-sse, measured in the same run; and its cost is linear in the stream's
-size (a 2 MB answer costs at most 2.4x a 1 MB one). Both read the same
+size: from a 1 MB answer to a 2 MB one it grows at most 1.2x as much as
+httpx-sse's bare iteration of the same streams (the machine's own cost of
+fresh memory, which both pay, grows too). Both read the same
 in-memory event stream through httpx (a MockTransport, so no socket and no
 network noise); the baseline only iterates the server-sent events, the
 reference also decodes every event's JSON and assembles the answer. Each
@@ -32,8 +34,8 @@ from advisor_reference._http import HttpProvider
 BASE = "https://provider.test"
 TARGET_BYTES = 1_000_000  # of answer text
 RATIO_GOAL = 2.0
-LINEAR_GOAL = 2.4  # the cost of twice the answer, relative to once
-REPEATS = 9
+LINEAR_GOAL = 1.2  # the client's growth from the 1 MB answer to the 2 MB one, against httpx-sse's
+REPEATS = 7
 
 
 # Real streams send a few tokens per event; these deltas cycle through pieces of 3 to 24 characters.
@@ -99,25 +101,24 @@ def measure(kind: str, make: Callable[[int], bytes], repeats: int) -> dict[str, 
     request = ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=16000,
                               reasoning="high", stream=True, prompt_cache_key="", transport_session=None,
                               parent_session=None)
-    client = client_for(make(TARGET_BYTES))
+    clients = {"once": client_for(make(TARGET_BYTES)), "twice": client_for(make(2 * TARGET_BYTES))}
 
-    def bare() -> int:
+    def bare(client: httpx.Client) -> int:
         count = 0
         with client.stream("POST", BASE + "/stream") as response:
             for _ in EventSource(response).iter_sse():
                 count += 1
         return count
 
-    once = HttpProvider(kind, BASE, client=client)
-    twice = HttpProvider(kind, BASE, client=client_for(make(2 * TARGET_BYTES)))
-    for provider, target in ((once, TARGET_BYTES), (twice, 2 * TARGET_BYTES)):
-        answer = provider.complete(request)
+    providers = {size: HttpProvider(kind, BASE, client=client) for size, client in clients.items()}
+    for size, target in (("once", TARGET_BYTES), ("twice", 2 * TARGET_BYTES)):
+        answer = providers[size].complete(request)
         assert len(answer.text) >= target, len(answer.text)
-    best = {"bare": float("inf"), "once": float("inf"), "twice": float("inf")}
+    best = dict.fromkeys(("bare once", "once", "bare twice", "twice"), float("inf"))
     for _ in range(repeats):
-        best["bare"] = min(best["bare"], timed(bare))
-        best["once"] = min(best["once"], timed(lambda: once.complete(request)))
-        best["twice"] = min(best["twice"], timed(lambda: twice.complete(request)))
+        for size in ("once", "twice"):
+            best[f"bare {size}"] = min(best[f"bare {size}"], timed(lambda size=size: bare(clients[size])))
+            best[size] = min(best[size], timed(lambda size=size: providers[size].complete(request)))
     return best
 
 
@@ -125,11 +126,14 @@ def main() -> int:
     ok = True
     for kind, make in (("anthropic", anthropic_stream), ("openai", openai_stream)):
         best = measure(kind, make, REPEATS)
-        ratio, growth = best["once"] / best["bare"], best["twice"] / best["once"]
-        ok &= ratio <= RATIO_GOAL and growth <= LINEAR_GOAL
-        print(f"{kind}: 1 MB answer in a {len(make()) / 1e6:.2f} MB stream: httpx-sse alone {best['bare'] * 1000:.1f} ms, "
-              f"reference client {best['once'] * 1000:.1f} ms, ratio {ratio:.2f}x (goal: at most {RATIO_GOAL:g}x)")
-        print(f"{kind}: a 2 MB answer costs {growth:.2f}x the 1 MB one (linear: at most {LINEAR_GOAL:g}x)")
+        ratio = best["once"] / best["bare once"]
+        growth, bare_growth = best["twice"] / best["once"], best["bare twice"] / best["bare once"]
+        ok &= ratio <= RATIO_GOAL and growth / bare_growth <= LINEAR_GOAL
+        print(f"{kind}: 1 MB answer in a {len(make()) / 1e6:.2f} MB stream: httpx-sse alone "
+              f"{best['bare once'] * 1000:.1f} ms, reference client {best['once'] * 1000:.1f} ms, ratio {ratio:.2f}x "
+              f"(goal: at most {RATIO_GOAL:g}x)")
+        print(f"{kind}: a 2 MB answer costs the client {growth:.2f}x the 1 MB one, httpx-sse alone {bare_growth:.2f}x: "
+              f"{growth / bare_growth:.2f}x its growth (linear: at most {LINEAR_GOAL:g}x)")
     print("goals met" if ok else "GOAL MISSED")
     return 0 if ok else 1
 
