@@ -220,11 +220,12 @@ class _Run:
         if self.pidfd is None and not self.exited and self.popen.poll() is not None:
             self.exited = True
 
-    def _drain(self, read: Callable[[], bool]) -> bool:
-        """Take in what a pipe holds now, without waiting (a bounded amount); whether anything came."""
+    def _drain(self, read: Callable[[], bool], *, to_a_line: bool = False) -> bool:
+        """Take in what a pipe holds now, without waiting (a bounded amount; with ``to_a_line``, no more once a line
+        of stdout is complete); whether anything came."""
         came = False
         for _ in range(_DRAIN_CHUNKS):
-            if not read():
+            if (to_a_line and (self.lines or self.overflow is not None)) or not read():
                 break
             came = True
         return came
@@ -285,7 +286,7 @@ class _Run:
         """What the harness wrote on stdout and nobody asked for: a line or a line over the bound (it stays where it
         is), else None. ``look``: first take in what the pipe holds now, without waiting."""
         if look:
-            self._drain(self._read_stdout)
+            self._drain(self._read_stdout, to_a_line=True)
         if self.lines:
             return "line", self.lines[0]
         if self.overflow is not None:
@@ -332,7 +333,7 @@ class _Run:
             if self.stdout_ended:
                 return "eof", None
             if self.exited:
-                if self._drain(self._read_stdout):  # what it wrote before it exited comes first
+                if self._drain(self._read_stdout, to_a_line=True):  # what it wrote before it exited comes first
                     continue
                 return "exit", None
             remaining = deadline - time.monotonic()

@@ -4,6 +4,7 @@ bound, no process is left, and the next operation gets a fresh harness."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
@@ -13,7 +14,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -37,13 +38,24 @@ KILLED = re.compile(r"code -9\b|signal 9\b")
 BIG = {"transcript": [{"role": "user", "content": "x" * (1 << 20)}]}  # far over a pipe's buffer
 
 
-def faulty(fault: str, after: int, flag: Path, *extra: object, timeout: float = 2.0, wrap: str = "",
+def faulty(fault: str, after: int, flag: Path, *extra: object, timeout: float = 20.0, wrap: str = "",
            **options: Any) -> SubprocessTransport:
-    """The faulty harness with ``fault`` on the ``after``-th operation, optionally behind ``sh -c``."""
+    """The faulty harness with ``fault`` on the ``after``-th operation, optionally behind ``sh -c``; the timeout leaves
+    a harness room to start on a busy machine (a test that needs a short one sets it with :func:`within`)."""
     command = shlex.join([*FAULTY, fault, str(after), str(flag), *map(str, extra)])
     if wrap:
         command = shlex.join(["sh", "-c", f"{command}; exit 7"])  # sh stays the parent: no exec of the last command
     return SubprocessTransport(command, timeout=timeout, cwd=str(ROOT), **options)
+
+
+@contextlib.contextmanager
+def within(transport: SubprocessTransport, seconds: float) -> Iterator[None]:
+    """The transport's timeout is ``seconds`` for what runs inside (not for the harness's start or restart)."""
+    before, transport.timeout = transport.timeout, seconds
+    try:
+        yield
+    finally:
+        transport.timeout = before
 
 
 def running(pid: int) -> bool:
@@ -104,12 +116,13 @@ def test_a_harness_that_stops_reading_fails_the_operation_within_the_timeout(tmp
     """A harness that stops reading stdin fails the operation whose request it leaves unread, within the timeout;
     it is ended and the next operation gets a fresh harness."""
     flag = tmp_path / "struck"
-    transport = faulty("stop-reading", 1, flag, timeout=1.5)
+    transport = faulty("stop-reading", 1, flag)
     try:
         transport.start()
         assert "messages" in transport.call("shape", SHAPE)  # answered, then it stops reading
         started = time.monotonic()
-        failure_of(lambda: transport.call("shape", BIG))
+        with within(transport, 1.5):
+            failure_of(lambda: transport.call("shape", BIG))
         assert time.monotonic() - started < 5
         assert gone(struck_pid(flag))
         assert "messages" in transport.call("shape", SHAPE)
@@ -123,10 +136,11 @@ def test_a_timeout_ends_every_process_of_the_harness(tmp_path, fault, wrap):
     """After a timeout no process of the harness is left: neither a grandchild it started nor the harness behind
     `sh -c`; the next operation gets a fresh harness."""
     flag = tmp_path / "struck"
-    transport = faulty(fault, 1, flag, timeout=1.0, wrap=wrap)
+    transport = faulty(fault, 1, flag, wrap=wrap)
     try:
         transport.start()
-        failure_of(lambda: transport.call("shape", SHAPE))
+        with within(transport, 1.0):
+            failure_of(lambda: transport.call("shape", SHAPE))
         assert gone(struck_pid(flag)), "a process of the timed-out harness is still running"
         assert "messages" in transport.call("shape", SHAPE)
     finally:
@@ -195,7 +209,7 @@ def test_a_failure_tells_an_exit_from_a_closed_stdout(tmp_path, fault, shown):
     """A harness that exits is reported with its own exit code, one that closes its stdout and lives on is not
     reported with the code of the suite's kill, and no process of it is left."""
     flag = tmp_path / "struck"
-    transport = faulty(fault, 1, flag, timeout=3.0)
+    transport = faulty(fault, 1, flag)
     try:
         transport.start()
         message = str(failure_of(lambda: transport.call("shape", SHAPE)))
