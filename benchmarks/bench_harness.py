@@ -89,7 +89,7 @@ def main() -> int:
         paths = {
             "in process": InProcessTransport(adapter, "reference"),
             "harness": SubprocessTransport(f"{shlex.quote(command)} harness", timeout=30),
-            "echo": SubprocessTransport(shlex.join([sys.executable, __file__, "--echo", str(Path(tmp) / "canned.json")]),
+            "echo": SubprocessTransport(shlex.join([sys.executable, __file__, "--echo", f"{tmp}/canned.json"]),
                                         timeout=30),
         }
         best = dict.fromkeys(paths, 0.0)

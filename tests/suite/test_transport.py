@@ -242,9 +242,12 @@ def test_a_harness_that_exits_is_seen_at_once_whatever_its_children_hold(tmp_pat
         close(transport, flag)
 
 
+def _containers(inner: st.SearchStrategy) -> st.SearchStrategy:
+    return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+
+
 _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-                     max_leaves=8)
+                     _containers, max_leaves=8)
 _FAILURE = st.dictionaries(st.sampled_from(["message", "code", "detail"]), _JSON, max_size=3) | _JSON
 _ANSWER = st.dictionaries(st.sampled_from(["seq", "result", "failure", "error", "Seq"]), _JSON, max_size=4).flatmap(
     lambda base: st.just(base) | _FAILURE.map(lambda failure: {**base, "failure": failure}))
