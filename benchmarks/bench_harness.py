@@ -38,8 +38,8 @@ from advisor_reference.adapter import ReferenceAdapter
 IN_PROCESS_GOAL = 0.5
 ECHO_GOAL = 0.25
 ECHO_TARGET = 0.7  # issue 26's, not reached: see above
-ROUNDS = 7
-CALLS = 1000  # per path and round
+ROUNDS = 20
+CALLS = 300  # per path and round
 PARAMS = {
     "transcript": [
         {"role": "system", "content": "You are a coding agent."},
