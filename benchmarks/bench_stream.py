@@ -1,13 +1,18 @@
 """Benchmark: parsing a 1 MB streamed answer through the reference client vs iterating it with httpx-sse alone.
 
-Goals: for an answer of 1 MB of text (its event stream is larger, with the
-JSON of every event), the reference client (the plain parser: every event's
-JSON decoded whole) costs at most 3x the bare iteration of the same bytes with
+Goals (issue 26): for an answer of 1 MB of text (its event stream is larger,
+with the JSON of every event), the reference client (a plain parser: every
+line of the stream read as the event-stream format says, every event's JSON
+decoded whole) costs at most 2x the bare iteration of the same bytes with
 httpx-sse, measured in the same run; and its cost is linear in the stream's
-size (a 2 MB answer costs at most 2.4x a 1 MB one). Both read the same
+size: from a 1 MB answer to a 2 MB one it grows at most 1.2x as much as
+httpx-sse's bare iteration of the same streams (the machine's own cost of
+fresh memory, which both pay, grows too). Both read the same
 in-memory event stream through httpx (a MockTransport, so no socket and no
 network noise); the baseline only iterates the server-sent events, the
-reference also decodes every event's JSON and assembles the answer.
+reference also decodes every event's JSON and assembles the answer. Each
+figure is the CPU time of the best of interleaved rounds, so other work on a
+shared machine slows neither side.
 
     python benchmarks/bench_stream.py      # prints the figures, exits 1 if a goal is missed
 """
@@ -28,8 +33,9 @@ from advisor_reference._http import HttpProvider
 
 BASE = "https://provider.test"
 TARGET_BYTES = 1_000_000  # of answer text
-RATIO_GOAL = 3.0
-LINEAR_GOAL = 2.4  # the cost of twice the answer, relative to once
+RATIO_GOAL = 2.0
+LINEAR_GOAL = 1.2  # the client's growth from the 1 MB answer to the 2 MB one, against httpx-sse's
+REPEATS = 7
 
 
 # Real streams send a few tokens per event; these deltas cycle through pieces of 3 to 24 characters.
@@ -82,49 +88,52 @@ def client_for(body: bytes) -> httpx.Client:
 
 
 def timed(run: Callable[[], object]) -> float:
+    """The CPU time of one run (all in this thread: the transport is in memory)."""
     gc.collect()
-    start = time.perf_counter()
+    start = time.process_time()
     run()
-    return time.perf_counter() - start
+    return time.process_time() - start
 
 
-def measure(kind: str, body: bytes, repeats: int, target: int = TARGET_BYTES) -> tuple[float, float]:
-    client = client_for(body)
+def measure(kind: str, make: Callable[[int], bytes], repeats: int) -> dict[str, float]:
+    """The best CPU times of httpx-sse alone on the 1 MB answer's stream, and of the reference client on it and on
+    the 2 MB answer's, in interleaved rounds (a busy moment slows one round of each, not one side)."""
+    request = ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=16000,
+                              reasoning="high", stream=True, prompt_cache_key="", transport_session=None,
+                              parent_session=None)
+    clients = {"once": client_for(make(TARGET_BYTES)), "twice": client_for(make(2 * TARGET_BYTES))}
 
-    def bare() -> int:
+    def bare(client: httpx.Client) -> int:
         count = 0
         with client.stream("POST", BASE + "/stream") as response:
             for _ in EventSource(response).iter_sse():
                 count += 1
         return count
 
-    provider = HttpProvider(kind, BASE, client=client)
-    request = ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=16000,
-                              reasoning="high", stream=True, prompt_cache_key="", transport_session=None,
-                              parent_session=None)
-    answer = provider.complete(request)
-    assert len(answer.text) >= target, len(answer.text)
-    # Interleaved, best of each: a busy moment slows one round of both, not one side.
-    bare_best = parsed_best = float("inf")
+    providers = {size: HttpProvider(kind, BASE, client=client) for size, client in clients.items()}
+    for size, target in (("once", TARGET_BYTES), ("twice", 2 * TARGET_BYTES)):
+        answer = providers[size].complete(request)
+        assert len(answer.text) >= target, len(answer.text)
+    best = dict.fromkeys(("bare once", "once", "bare twice", "twice"), float("inf"))
     for _ in range(repeats):
-        bare_best = min(bare_best, timed(bare))
-        parsed_best = min(parsed_best, timed(lambda: provider.complete(request)))
-    return bare_best, parsed_best
+        for size in ("once", "twice"):
+            best[f"bare {size}"] = min(best[f"bare {size}"], timed(lambda size=size: bare(clients[size])))
+            best[size] = min(best[size], timed(lambda size=size: providers[size].complete(request)))
+    return best
 
 
 def main() -> int:
     ok = True
     for kind, make in (("anthropic", anthropic_stream), ("openai", openai_stream)):
-        body = make()
-        bare, parsed = measure(kind, body, 15)
-        ratio = parsed / bare
-        ok &= ratio <= RATIO_GOAL
-        print(f"{kind}: 1 MB answer in a {len(body) / 1e6:.2f} MB stream: httpx-sse alone {bare * 1000:.1f} ms, "
-              f"reference client {parsed * 1000:.1f} ms, ratio {ratio:.2f}x (goal: at most {RATIO_GOAL:g}x)")
-        _, parsed_twice = measure(kind, make(2 * TARGET_BYTES), 7, 2 * TARGET_BYTES)
-        growth = parsed_twice / parsed
-        ok &= growth <= LINEAR_GOAL
-        print(f"{kind}: a 2 MB answer costs {growth:.2f}x the 1 MB one (linear: at most {LINEAR_GOAL:g}x)")
+        best = measure(kind, make, REPEATS)
+        ratio = best["once"] / best["bare once"]
+        growth, bare_growth = best["twice"] / best["once"], best["bare twice"] / best["bare once"]
+        ok &= ratio <= RATIO_GOAL and growth / bare_growth <= LINEAR_GOAL
+        print(f"{kind}: 1 MB answer in a {len(make()) / 1e6:.2f} MB stream: httpx-sse alone "
+              f"{best['bare once'] * 1000:.1f} ms, reference client {best['once'] * 1000:.1f} ms, ratio {ratio:.2f}x "
+              f"(goal: at most {RATIO_GOAL:g}x)")
+        print(f"{kind}: a 2 MB answer costs the client {growth:.2f}x the 1 MB one, httpx-sse alone {bare_growth:.2f}x: "
+              f"{growth / bare_growth:.2f}x its growth (linear: at most {LINEAR_GOAL:g}x)")
     print("goals met" if ok else "GOAL MISSED")
     return 0 if ok else 1
 

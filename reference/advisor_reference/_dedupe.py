@@ -32,6 +32,8 @@ def full_read(message: Message, line_truncation_marker: str) -> tuple[str, str] 
     """
     if message.role != "tool" or message.name != READ_TOOL_NAME:  # rule: dedupe.read-result-shape
         return None
+    if not message.content.lstrip(" \t\n\r").startswith("{"):  # JSON text of an object begins so: no decoding
+        return None  # rule: dedupe.undecodable-never-full
     try:
         result = json.loads(message.content)
     except ValueError:  # rule: dedupe.undecodable-never-full

@@ -29,6 +29,8 @@ class AdvisorInputError(ValueError):
 
 def reject_unknown_keys(raw: Mapping[str, Any], allowed: frozenset[str], at: str = "") -> None:
     """Fail on the first key (in sorted order) that ``allowed`` does not hold: nothing is ignored silently."""
+    if allowed.issuperset(raw):  # the usual case, without building a set
+        return
     unknown = sorted(set(raw) - allowed)
     if unknown:
         raise AdvisorInputError(f"unknown field {unknown[0]!r}", at=f"{at}.{unknown[0]}" if at else unknown[0])

@@ -5,8 +5,8 @@
 * A non-streaming call that fails with a stream-required error (HTTP 400
   whose body, lower-cased, holds ``stream`` and ``must`` or ``required``) is
   retried exactly once as a stream. No other error is retried.
-* Event streams are read with httpx-sse; a stream that ends before its final
-  event is an error.
+* Event streams are read as the event-stream format says, the way httpx-sse
+  reads them; a stream that ends before its final event is an error.
 * Every failure is a :class:`ProviderError` that says what happened: the
   status and an excerpt of the body, a body that is not JSON, a refused
   connection, a passed deadline.
@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import codecs
 import contextvars
+import itertools
 import json
 import math
 import re
@@ -51,7 +52,6 @@ from urllib.parse import urlsplit
 
 import httpcore
 import httpx
-from httpx_sse import EventSource, ServerSentEvent, SSEError
 
 from . import _anthropic, _codex, _openai
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest
@@ -296,13 +296,21 @@ def _text(response: httpx.Response, data: bytes) -> str:
         return data.decode("utf-8", "replace")
 
 
-def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[ServerSentEvent]:
-    """The server-sent events of a stream, each (with what precedes it) at most MAX_EVENT_BYTES.
+def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[tuple[str, str]]:
+    """The server-sent events of a stream as ``(event name, data)``, each (with what precedes it) at most
+    MAX_EVENT_BYTES.
 
-    httpx-sse reads ``iter_text`` of the response it is given and has no size limit of its own, so it is
-    given a response over the bounded, decoded pieces; the bytes since the last event are counted as they
-    pass, which bounds both a line without an end and an event of endless ``data:`` lines.
+    The text is the response's, decoded by httpx as its charset says, read over the bounded, decoded pieces; the
+    bytes since the last event are counted as they pass, which bounds both a line without an end and an event of
+    endless ``data:`` lines. Lines end at CR LF, CR or LF, and each is read as the event-stream format says, as
+    httpx-sse reads it (tests/reference/test_http_events.py holds the two equal on any stream): a blank line ends an
+    event, which is dispatched when it has a name, data, an id or a retry (the id is kept for the events after
+    it); a line starting with a colon is a comment; a field's value is what follows its first colon, less one
+    space; ``data`` lines are joined with LF; an unnamed event is ``message``.
     """
+    content_type = response.headers.get("content-type", "")
+    if "text/event-stream" not in content_type.partition(";")[0]:
+        raise ProviderError(f"{kind} did not answer with an event stream: its Content-Type is {content_type!r}")
     pending = 0
 
     def pieces() -> Iterator[bytes]:
@@ -313,11 +321,62 @@ def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[Se
                 raise ProviderError(f"{kind} sent an event or a line longer than {MAX_EVENT_BYTES} bytes")
             yield piece
 
-    bounded = httpx.Response(response.status_code, headers={"content-type": response.headers.get("content-type", "")},
-                             content=pieces())
-    for event in EventSource(bounded).iter_sse():
-        pending = 0
-        yield event
+    bounded = httpx.Response(response.status_code, headers={"content-type": content_type}, content=pieces())
+    name, data, last_id, retry = "", [], "", None  # the event being read
+    head: list[str] = []  # the start of a line whose end has not come yet
+    cr = False  # the text so far ends with CR: if the next begins with LF, the two end one line
+    for text in itertools.chain(bounded.iter_text(), [None]):
+        if text is None:  # the end: a last line without its end is a line too
+            if not head and not cr:
+                break
+            lines = ["".join(head)]
+        else:
+            if cr:
+                text = "\r" + text
+            cr = text.endswith("\r")
+            if cr:
+                text = text[:-1]
+            if "\r" in text:
+                text = text.replace("\r\n", "\n").replace("\r", "\n")
+            lines = text.split("\n")
+            if len(lines) == 1:
+                if text:
+                    head.append(text)
+                continue
+            if head:
+                lines[0] = "".join(head) + lines[0]
+            rest = lines.pop()
+            head = [rest] if rest else []
+        events = []
+        for line in lines:
+            if not line:  # the end of an event
+                if data or name or last_id or retry is not None:
+                    events.append((name or "message", "\n".join(data)))
+                    name, data, retry = "", [], None
+                continue
+            if line.startswith("data:"):  # most lines: what the partition below makes of them, without it
+                data.append(line[6:] if line.startswith(" ", 5) else line[5:])
+                continue
+            if line[0] == ":":  # a comment
+                continue
+            field, _, value = line.partition(":")
+            if value[:1] == " ":
+                value = value[1:]
+            if field == "data":
+                data.append(value)
+            elif field == "event":
+                name = value
+            elif field == "id":
+                if "\0" not in value:
+                    last_id = value
+            elif field == "retry":
+                try:
+                    retry = int(value)
+                except ValueError:
+                    pass
+        if events:  # those of this text, at once
+            pending = 0
+            yield from events
 
 
 class HttpProvider:
@@ -418,8 +477,8 @@ class HttpProvider:
                 if text_encoding(response) is None:  # an event stream is text: a charset that decodes none is an error
                     raise ProviderError(f"{self.wire.kind} sent an event stream whose charset decodes no text: "
                                         f"{_excerpt(response.headers.get('content-type', ''))[:80]!r}")
-                for event in _events(response, deadline, self.wire.kind):
-                    feed(state, event.event, event.data)  # "message" when the event has no name
+                for name, data in _events(response, deadline, self.wire.kind):
+                    feed(state, name, data)  # "message" when the event has no name
                     if state.done:
                         break
             return state.answer(self.wire.kind)
@@ -469,8 +528,6 @@ class HttpProvider:
             error = ProviderError(f"cannot connect to {kind} at {where}: {exc}")
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
             error = ProviderError(f"the connection to {kind} broke: {exc}")
-        except SSEError as exc:
-            error = ProviderError(f"{kind} did not answer with an event stream: {exc}")
         except UnicodeEncodeError:  # the request's JSON holds a lone surrogate (a model name, a cache key)
             error = ProviderError(f"the {kind} request holds text that is not valid Unicode, so it is not sent")
         except UnicodeError as exc:  # its text does not decode in its own charset (utf-16 without a byte-order mark)

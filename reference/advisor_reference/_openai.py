@@ -75,15 +75,22 @@ def stream_event(state: StreamState, event: str, data: str) -> None:
         error = payload["error"]
         message = error.get("message") if isinstance(error, dict) else error
         raise ProviderError(f"the chat stream reported an error: {message}")
-    choice = _first_choice(payload)
-    if choice is not None:
+    # A stream has thousands of chunks: the first choice is looked up here as _first_choice does (decoded JSON
+    # objects and arrays are exactly dicts and lists).
+    choices = payload.get("choices")
+    if type(choices) is list and choices and type(choices[0]) is dict:
+        choice = choices[0]
         delta = choice.get("delta")
-        if isinstance(delta, dict) and isinstance(delta.get("content"), str):
-            state.add_text(delta["content"])
-        if choice.get("finish_reason"):
-            state.finish_reason = str(choice["finish_reason"])
-    if isinstance(payload.get("usage"), dict):
-        state.usage = usage_of(payload["usage"], *_USAGE_KEYS)
+        if type(delta) is dict:
+            content = delta.get("content")
+            if type(content) is str:
+                state.add_text(content)
+        reason = choice.get("finish_reason")
+        if reason:
+            state.finish_reason = str(reason)
+    usage = payload.get("usage")
+    if type(usage) is dict:
+        state.usage = usage_of(usage, *_USAGE_KEYS)
 
 
 WIRE = WireFormat("openai", encode, decode, stream_event)

@@ -91,7 +91,7 @@ class Usage:
         }
 
 
-@dataclass
+@dataclass(slots=True)  # thousands of events a stream: its attributes are read and written for each
 class StreamState:
     """What a stream decoder has gathered so far; ``done`` once the final event arrived."""
 
@@ -108,10 +108,11 @@ class StreamState:
         self.size += len(piece)
         if self.size > MAX_ANSWER_CHARS:
             raise ProviderError(f"the streamed answer is longer than {MAX_ANSWER_CHARS} characters")
-        self.text.append(piece)
-        if len(self.text) >= _JOIN_EVERY:
-            self.joined.append("".join(self.text))
-            self.text.clear()
+        text = self.text
+        text.append(piece)
+        if len(text) >= _JOIN_EVERY:
+            self.joined.append("".join(text))
+            text.clear()
 
     def answer(self, provider: str) -> ProviderAnswer:
         if not self.done:  # rule: streaming.final-event-required
@@ -121,6 +122,7 @@ class StreamState:
 
 
 _DECODER = json.JSONDecoder()
+_SCAN = _DECODER.scan_once
 
 
 def stream_payload(data: str, what: str) -> dict[str, Any] | None:
@@ -133,18 +135,18 @@ def stream_payload(data: str, what: str) -> dict[str, Any] | None:
     """
     if not data:
         return None
-    if too_many_json_values(data):
+    if len(data) >= _COUNT_FROM and too_many_json_values(data):
         raise ProviderError(f"a stream event holds more than {MAX_JSON_VALUES} JSON values: {data[:200]!r}")
     try:
         try:
-            payload, end = _DECODER.raw_decode(data)
-        except ValueError:
+            payload, end = _SCAN(data, 0)  # what raw_decode does, without its frame
+        except (StopIteration, ValueError):
             payload, end = json.loads(data), len(data)
         if end != len(data) and not data[end:].isspace():
             raise ValueError("extra data after the JSON value")
     except (ValueError, RecursionError):  # a broken stream says so (rule: streaming.failure-report)
         raise ProviderError(f"{what}: {data[:200]!r}") from None
-    return payload if isinstance(payload, dict) else None
+    return payload if type(payload) is dict else None  # a decoded JSON object is exactly a dict
 
 
 def usage_of(raw: Any, input_key: str, output_key: str, details_key: str) -> Usage:

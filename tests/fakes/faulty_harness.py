@@ -20,7 +20,10 @@ not outlive the harness; so a restarted harness behaves):
   whose message begins with ``HUGE-ANSWER``;
 - ``duplicate-answer`` writes its answer twice in one write (one system call);
   ``late-duplicate`` writes it again 0.3 s after the first;
-- ``close-stdout`` closes its stdout and hangs.
+- ``close-stdout`` closes its stdout and hangs;
+- ``exit-leaving-child`` starts a child that sleeps for a minute holding the
+  harness's stdout and stderr open (its pid is the one in the flag file),
+  writes a line on stderr and exits with code 5.
 """
 
 from __future__ import annotations
@@ -72,7 +75,7 @@ def main() -> int:
 def strike(fault: str, seq: object, result: object, flag: Path, size: int) -> int | None:
     """Commit the fault on the request ``seq`` (whose right answer is ``result``): the exit code, or None to go on."""
     mark = {"fault": fault, "seq": seq, "pid": os.getpid()}
-    if fault == "grandchild":
+    if fault in ("grandchild", "exit-leaving-child"):  # the child inherits stdin, stdout and stderr
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
         mark["pid"] = child.pid
     flag.write_text(json.dumps(mark))
@@ -106,6 +109,9 @@ def strike(fault: str, seq: object, result: object, flag: Path, size: int) -> in
     elif fault == "late-duplicate":
         print(_answer(seq, result), flush=True)
         threading.Timer(0.3, lambda: print(_answer(seq, result), flush=True)).start()
+    elif fault == "exit-leaving-child":
+        print("faulty harness: exiting, my child keeps my stdout", file=sys.stderr, flush=True)
+        return 5
     elif fault == "close-stdout":
         sys.stdout.close()
         os.close(1)

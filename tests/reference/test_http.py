@@ -306,6 +306,6 @@ def test_timeouts_are_configurable_and_reported():
     with respx.mock() as mock:
         _route(mock, "openai").mock(side_effect=httpx.ReadTimeout("slow"))
         with pytest.raises(ProviderError) as info:
-            HttpProvider("openai", BASE["openai"], timeout=0.01).complete(_request())
+            HttpProvider("openai", BASE["openai"], timeout=5).complete(_request())  # a deadline not passed first
     assert "openai" in str(info.value) and "ReadTimeout" in str(info.value)
     assert HttpProvider("openai", BASE["openai"], timeout=2.5).client.timeout.read == 2.5
