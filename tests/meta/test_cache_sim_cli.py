@@ -1,5 +1,5 @@
 """`advisor-conformance cache-sim`: the command against the reference, a broken implementation, and advisor-js; its
-profiles, assumptions and what-if placements."""
+profiles, assumptions and what-if placements; and docs/cache-efficiency.md against what it prints."""
 
 from __future__ import annotations
 
@@ -54,6 +54,15 @@ def test_json_for_the_reference_matches_the_simulation():
     assert all(f["source"] in data["profile"]["sources"] and f["says"] for f in data["profile"]["facts"].values())
     assert data["assumptions"] == {"refresh": "read-entry", "automatic_slot": "counts"}
     assert data["placement"]["name"] == "implementation" and not data["placement"]["what_if"]
+
+
+def test_the_page_shows_what_the_command_prints():
+    """The first table of docs/cache-efficiency.md is, line for line, what `cache-sim` prints for the reference."""
+    run = cache_sim()
+    assert run.returncode == 0, run.stderr
+    page = (ROOT / "docs" / "cache-efficiency.md").read_text(encoding="utf-8")
+    block = page.split("```text\n", 1)[1].split("```", 1)[0]
+    assert block == run.stdout
 
 
 def test_a_what_if_placement_and_an_assumption_are_recorded_and_marked():
