@@ -38,6 +38,18 @@ def test_optimum_equals_exhaustive_search_on_a_growing_conversation(times, refre
     assert optimum.cost == pytest.approx(exhaustive_minimum(requests, rules, optimum.feasible_cost))
 
 
+@pytest.mark.parametrize("refresh", ["read-entry", "prefix"])
+def test_optimum_writes_one_block_short_to_leave_room_for_a_longer_ttl(refresh):
+    """When later requests repeat the same prefix, the optimum may write a five-minute entry one block short of it, so
+    that the next request can write the last block for an hour; it equals the exhaustive least cost."""
+    rules = AnthropicRules(min_tokens=20, refresh=refresh)
+    requests = growing([13, 18, 9, 33], [2, 4, 4, 4], [0, 3601, 3611, 7210])
+    optimum = anthropic_optimum(requests, rules)
+    assert optimum.exact
+    assert optimum.cost == pytest.approx(exhaustive_minimum(requests, rules, optimum.feasible_cost))
+    assert optimum.usages[1].written_by_ttl == {"5m": requests[1].prompt.cum[2]}
+
+
 def test_optimum_is_a_bound_between_exhaustive_search_and_its_placement_across_conversations():
     """With two conversations sharing a system prefix, the reported optimum never exceeds the exhaustive least cost,
     the placement built for it never costs less, and it is labelled a lower bound."""
@@ -70,12 +82,18 @@ def test_optimum_against_exhaustive_search_on_random_sessions(chains, refresh):
         assert optimum.exact or chains > 1
 
 
-@pytest.mark.parametrize("refresh", ["none", "read-entry"])
-def test_gpt_5_6_optimum_equals_exhaustive_search(refresh):
-    """Under the GPT-5.6 rules (no lookback limit, 30-minute and 12-hour entries at one price) the optimum of a
-    growing conversation equals the least cost over every placement of explicit breakpoints."""
-    rules = profile("openai-gpt-5-6", "openai").rules({"refresh": refresh}, min_tokens=30)
-    requests = growing([20, 15, 25, 10], [2, 3, 4], [0, 1000, 2500])  # the first entry is 41 minutes old at the last
+@pytest.mark.parametrize("refresh, sizes, counts, times", [
+    ("none", [20, 15, 25, 10], [2, 3, 4], [0, 1000, 2500]),
+    ("read-entry", [20, 15, 25, 10], [2, 3, 4], [0, 1000, 2500]),
+    ("none", [40, 8, 11], [3, 3, 3, 3], [0, 60, 43259, 45060]),
+], ids=["growing-none", "growing-read-entry", "same-prefix-renewed-by-writing"])
+def test_gpt_5_6_optimum_equals_exhaustive_search(refresh, sizes, counts, times):
+    """Under the GPT-5.6 rules (no lookback limit, 30-minute and 12-hour entries at one price) the optimum equals the
+    least cost over every placement of explicit breakpoints: on a growing conversation, and on requests repeating one
+    prefix, where an entry that reads do not renew must be written afresh one block deeper (so the first request
+    writes one block short of the shared prefix)."""
+    rules = profile("openai-gpt-5-6", "openai").rules({"refresh": refresh}, min_tokens=1)
+    requests = growing(sizes, counts, times)
     optimum = anthropic_optimum(requests, rules)
     assert optimum.exact
     assert optimum.cost == pytest.approx(exhaustive_minimum(requests, rules, optimum.feasible_cost))

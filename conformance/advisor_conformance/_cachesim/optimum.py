@@ -59,8 +59,8 @@ that a cheaper one covers entry by entry): the least cost of the relaxed problem
 a lower bound of the chain's cost in any placement. (The relaxed problem lets a request write where a live entry
 is, which the real lookup would read instead: more freedom, still a lower bound.) Under the
 ``none`` refresh rule (GPT-5.6's default), reads renew nothing, every live entry is a possible read, and an entry is
-pruned only when a deeper one expires no earlier and no renewal can be written (GPT-5.6's write price is the same
-for both TTLs: 1.25 - 1 < 0.9).
+pruned only when a deeper one expires no earlier and no later request may write between the two (a request that
+reads the shallower one can write a fresh entry there, which reading the deeper one cannot).
 
 *Other chains* (say sub-agents of one type, or the conversations before and after a compaction) share at most a
 prefix ``x_k`` of request ``k``: what it shares with earlier requests of other chains. An entry there can be live at
@@ -79,6 +79,7 @@ requests of other chains share), runs it through the simulator, and reports its 
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -321,29 +322,38 @@ def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[fl
     renewing = [t for t in rules.ttls if price[t] - 1 >= 1 - r]  # TTLs worth a write just past the read
     states: dict[tuple[Entry, ...], tuple[float, Any]] = {(): (0.0, None)}
 
-    def covers(f: Entry, e: Entry) -> bool:
-        """Whether entry ``f`` does all ``e`` could do (the module's docstring, 3): ``e`` itself, or (with reads that
-        renew) a deeper entry of the longest TTL expiring no earlier; with no renewal worth writing, a deeper entry
-        expiring no earlier and renewed at least as long."""
+    # Where a write may go on each request after the k-th: a shallower entry can be worth more than a deeper one
+    # when reads renew nothing, for a later request may read it and write a fresh entry between the two.
+    later: list[list[int]] = []
+    for k in range(len(chain)):
+        after = sorted({p for node in chain[k + 1:] for p in (node.eligible if renewing else node.positions)})
+        later.append(after)
+
+    def covers(f: Entry, e: Entry, k: int) -> bool:
+        """Whether entry ``f`` does all ``e`` could do after request ``k`` (the module's docstring, 3): ``e`` itself; a
+        deeper entry of the longest TTL expiring no earlier, with reads that renew; with reads that renew nothing, a
+        deeper entry expiring no earlier with no later write position between the two."""
         if f == e:
             return True
         if f[0] < e[0] or f[2] < e[2]:
             return False
-        if refresh != "none" and f[1] == longest:
-            return True
-        return not renewing and (refresh == "none" or ttl_s[f[1]] >= ttl_s[e[1]])
+        if refresh != "none":
+            return f[1] == longest
+        positions = later[k]
+        return bisect.bisect_right(positions, e[0]) == bisect.bisect_right(positions, f[0])
 
-    def prune(entries: list[Entry]) -> tuple[Entry, ...]:
+    def prune(entries: list[Entry], k: int) -> tuple[Entry, ...]:
         unique = sorted(set(entries))
-        return tuple(e for e in unique if not any(f != e and covers(f, e) and not covers(e, f) for f in unique))
+        return tuple(e for e in unique
+                     if not any(f != e and covers(f, e, k) and not covers(e, f, k) for f in unique))
 
-    for node in chain:
+    for step, node in enumerate(chain):
         t = node.at
         cum = node.prompt.cum
         nxt: dict[tuple[Entry, ...], tuple[float, Any]] = {}
 
         def relax(entries: list[Entry], cost: float, path: Any) -> None:
-            key = prune(entries)
+            key = prune(entries, step)
             if key not in nxt or cost < nxt[key][0] - 1e-9:
                 nxt[key] = (cost, path)
 
@@ -391,7 +401,7 @@ def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[fl
         ranked = sorted(nxt.items(), key=lambda item: item[1][0])
         states = {}
         for key, value in ranked:
-            if not any(all(any(covers(f, e) for f in kept) for e in key) for kept in states):
+            if not any(all(any(covers(f, e, step) for f in kept) for e in key) for kept in states):
                 states[key] = value
     cost, path = min(states.values(), key=lambda item: item[0])
     chosen = {}
