@@ -39,6 +39,10 @@ request takes one of the actions the programme tries:
    their ``w_j``: the high end is one of the ``D_k + 1`` eligible positions ending at ``w_k``, where
    ``D_k = rank(w_k) - min_j (rank(w_j) - (j - k))`` over the chain's requests ``j >= k`` (``rank``: the position's
    index among the eligible ones). ``D_k`` is 0 unless later requests add (almost) nothing to the shared prefix.
+   (Under the ``prefix`` refresh reading, moving ``p`` past the position of another entry that a later request
+   reads changes whether that read renews ``p``'s entry too, a case this argument does not cover; the tests'
+   exhaustive comparisons exercise it under both readings and found no counterexample. The default reading,
+   ``read-entry``, has no such case.)
 2. *One write per request.* Its coefficient is ``(w_T - 1) - (1 - r) L - ...`` for ``L`` reads of the entry.
    With ``w_T - 1 < 1 - r`` (a 5-minute write: 0.25 < 0.9) a read pushes ``p`` to the high end, and no read makes
    the write useless. Two writes with TTLs ``T1`` before ``T2`` (an hour, then 5 minutes): if the first entry is
