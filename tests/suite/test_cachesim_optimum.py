@@ -1,75 +1,58 @@
-"""The cache simulator's optimum (against exhaustive search), the spec's own settings as its yardstick, the shipped
-sessions and their replay through an implementation."""
+"""The cache simulator's optimum (against exhaustive search over every placement and TTL), the spec's own settings
+as its yardstick, the shipped sessions and their replay through an implementation."""
 
 from __future__ import annotations
 
 import hashlib
-import itertools
+import random
 import subprocess
 import sys
 
 import pytest
 
-from advisor_conformance._cachesim.anthropic import AnthropicCache, AnthropicPrompt
-from advisor_conformance._cachesim.facts import AnthropicRules
+from advisor_conformance._cachesim.anthropic import AnthropicPrompt
+from advisor_conformance._cachesim.facts import AnthropicRules, profile
 from advisor_conformance._cachesim.optimum import TimedPrompt, anthropic_optimum
 from advisor_conformance._cachesim.replay import encode_all, measure, replay, unstable_prefixes
 from advisor_conformance._cachesim.sessions import find_session, load_session, sessions_dir, text
 from advisor_conformance._implementation import load_target
 
 from ..support.anthropic_bodies import blocks, body
+from ..support.cache_sessions import exhaustive_minimum, growing, random_session
 
 
 # -- the optimum -------------------------------------------------------------------------------------------------
 
-
-def _brute_force(requests: list[TimedPrompt], rules: AnthropicRules) -> float:
-    """The least total cost over every placement of at most 4 one-hour breakpoints per request (exhaustive)."""
-    best = float("inf")
-
-    def walk(index: int, cache: AnthropicCache, spent: float) -> None:
-        nonlocal best
-        if spent >= best:
-            return
-        if index == len(requests):
-            best = spent
-            return
-        prompt = requests[index].prompt
-        positions = [p for p in range(len(prompt)) if prompt.markable[p]]
-        for count in range(0, min(4, len(positions)) + 1):
-            for chosen in itertools.combinations(positions, count):
-                trial = cache.clone()
-                usage = trial.request(prompt, requests[index].at, [(p, "1h") for p in chosen])
-                walk(index + 1, trial, spent + usage.cost)
-
-    walk(0, AnthropicCache(rules), 0.0)
-    return best
+ANTHROPIC = {"read-entry": AnthropicRules(min_tokens=30), "prefix": AnthropicRules(min_tokens=30, refresh="prefix")}
 
 
-def _growing(sizes: list[int], counts: list[int], times: list[float], chain: str = "c", tag: str = "b"):
-    """Requests of one conversation that grows by appending: request k = the first counts[k] blocks + a final one."""
-    base = blocks(*sizes, tag=tag)
-    out = []
-    for k, (count, at) in enumerate(zip(counts, times, strict=True)):
-        texts = [*base[:count], f"final {tag}{k} " + "q" * 40]
-        out.append(TimedPrompt(AnthropicPrompt.from_body(body(texts)), at, chain))
-    return out
+@pytest.mark.parametrize("refresh", ["read-entry", "prefix"])
+@pytest.mark.parametrize("times", [[0, 60, 120], [0, 200, 500], [0, 60, 2000], [0, 5000, 5100]],
+                         ids=["within-5m", "across-5m", "within-1h", "first-late"])
+def test_optimum_equals_exhaustive_search_on_a_growing_conversation(times, refresh):
+    """On one growing conversation the optimum is exact and equals the least cost over every placement and TTL."""
+    rules = ANTHROPIC[refresh]
+    requests = growing([20, 15, 25, 10], [2, 3, 4], times)
+    optimum = anthropic_optimum(requests, rules)
+    assert optimum.exact and optimum.label == "exact"
+    assert optimum.cost == pytest.approx(exhaustive_minimum(requests, rules, optimum.feasible_cost))
 
 
-@pytest.mark.parametrize("times", [[0, 60, 120], [0, 60, 4000], [0, 5000, 5100], [0, 10, 20]],
-                         ids=["close", "last-late", "first-late", "dense"])
-def test_optimum_equals_exhaustive_search_on_a_growing_conversation(times):
-    """On one growing conversation the optimum is exact and equals the exhaustive search over all placements."""
-    rules = AnthropicRules(min_tokens=30)
-    requests = _growing([20, 15, 25, 10, 30, 5], [2, 4, 6], times)
+@pytest.mark.parametrize("refresh", ["read-entry", "prefix"])
+def test_optimum_writes_one_block_short_to_leave_room_for_a_longer_ttl(refresh):
+    """When later requests repeat the same prefix, the optimum may write a five-minute entry one block short of it, so
+    that the next request can write the last block for an hour; it equals the exhaustive least cost."""
+    rules = AnthropicRules(min_tokens=20, refresh=refresh)
+    requests = growing([13, 18, 9, 33], [2, 4, 4, 4], [0, 3601, 3611, 7210])
     optimum = anthropic_optimum(requests, rules)
     assert optimum.exact
-    assert optimum.cost == pytest.approx(_brute_force(requests, rules))
+    assert optimum.cost == pytest.approx(exhaustive_minimum(requests, rules, optimum.feasible_cost))
+    assert optimum.usages[1].written_by_ttl == {"5m": requests[1].prompt.cum[2]}
 
 
 def test_optimum_is_a_bound_between_exhaustive_search_and_its_placement_across_conversations():
     """With two conversations sharing a system prefix, the reported optimum never exceeds the exhaustive least cost,
-    and the placement built for it never costs less."""
+    the placement built for it never costs less, and it is labelled a lower bound."""
     rules = AnthropicRules(min_tokens=30)
     shared = blocks(40, tag="sys")
     requests = []
@@ -77,47 +60,70 @@ def test_optimum_is_a_bound_between_exhaustive_search_and_its_placement_across_c
         texts = [*shared, *blocks(10, 12, 14, tag=chain)[:count], f"final {k}"]
         requests.append(TimedPrompt(AnthropicPrompt.from_body(body(texts)), at, chain))
     optimum = anthropic_optimum(requests, rules)
-    best = _brute_force(requests, rules)
+    best = exhaustive_minimum(requests, rules, optimum.feasible_cost)
     assert optimum.cost <= best + 1e-9 <= optimum.feasible_cost + 2e-9
+    assert optimum.exact == (optimum.cost == pytest.approx(optimum.feasible_cost))
 
 
-def _random_instances(seed: int, count: int):
-    """Seeded random small sessions: one or two conversations over a shared system block, gaps across the TTL."""
-    import random
-
-    rng = random.Random(seed)
-    for _ in range(count):
-        shared = blocks(rng.randint(10, 50), tag="sys")
-        chains = {c: blocks(*[rng.randint(3, 25) for _ in range(4)], tag=c) for c in "ab"}
-        grown, requests, at = {"a": 0, "b": 0}, [], 0.0
-        n = rng.randint(2, 3)
-        for k in range(n):
-            chain = rng.choice("ab") if seed % 2 else "a"
-            grown[chain] = min(4, grown[chain] + rng.randint(1, 2))
-            texts = [*shared, *chains[chain][: grown[chain]], f"final {k}"]
-            requests.append(TimedPrompt(AnthropicPrompt.from_body(body(texts)), at, chain))
-            at += rng.choice([10, 100, 2000, 3600, 3601])
-        yield requests, AnthropicRules(min_tokens=rng.choice([1, 20, 40]))
-
-
-@pytest.mark.parametrize("seed", [2, 3], ids=["one-conversation", "two-conversations"])
-def test_optimum_against_exhaustive_search_on_random_sessions(seed):
-    """On seeded random small sessions the optimum bounds the exhaustive least cost from below, its placement from
-    above, and equals it whenever it says it is exact (always, with one conversation)."""
-    for requests, rules in _random_instances(seed, 8):
+@pytest.mark.parametrize("refresh", ["read-entry", "prefix"])
+@pytest.mark.parametrize("chains", [1, 2])
+def test_optimum_against_exhaustive_search_on_random_sessions(chains, refresh):
+    """On seeded random small sessions (gaps drawn across both TTLs) the optimum bounds the exhaustive least cost
+    from below and its placement from above, equals it whenever it says it is exact, and is exact with one
+    conversation."""
+    rng = random.Random(f"{chains}-{refresh}")
+    for _ in range(3):
+        requests = random_session(rng, chains=chains, requests=3, blocks_per_chain=4 - chains, shared=chains > 1)
+        rules = AnthropicRules(min_tokens=rng.choice([1, 20, 40]), refresh=refresh)
         optimum = anthropic_optimum(requests, rules)
-        best = _brute_force(requests, rules)
+        best = exhaustive_minimum(requests, rules, optimum.feasible_cost)
         assert optimum.cost <= best + 1e-6 <= optimum.feasible_cost + 2e-6
         assert not optimum.exact or optimum.cost == pytest.approx(best)
-        assert optimum.exact or len({r.chain for r in requests}) > 1
+        assert optimum.exact or chains > 1
 
 
-def test_optimum_does_not_write_for_a_single_read():
-    """A one-hour write read by one later request costs more than no cache, so the optimum does not write it."""
-    # 2 (write) + 0.1 (one read) > 1 + 1: Anthropic's prices make a one-hour write pay from its second read.
-    requests = _growing([1500, 10], [1, 2], [0, 60])
-    optimum = anthropic_optimum(requests, AnthropicRules())
-    assert optimum.exact and optimum.cost == sum(r.prompt.total for r in requests)
+@pytest.mark.parametrize("refresh, sizes, counts, times", [
+    ("none", [20, 15, 25, 10], [2, 3, 4], [0, 1000, 2500]),
+    ("read-entry", [20, 15, 25, 10], [2, 3, 4], [0, 1000, 2500]),
+    ("none", [40, 8, 11], [3, 3, 3, 3], [0, 60, 43259, 45060]),
+], ids=["growing-none", "growing-read-entry", "same-prefix-renewed-by-writing"])
+def test_gpt_5_6_optimum_equals_exhaustive_search(refresh, sizes, counts, times):
+    """Under the GPT-5.6 rules (no lookback limit, 30-minute and 12-hour entries at one price) the optimum equals the
+    least cost over every placement of explicit breakpoints: on a growing conversation, and on requests repeating one
+    prefix, where an entry that reads do not renew must be written afresh one block deeper (so the first request
+    writes one block short of the shared prefix)."""
+    rules = profile("openai-gpt-5-6", "openai").rules({"refresh": refresh}, min_tokens=1)
+    requests = growing(sizes, counts, times)
+    optimum = anthropic_optimum(requests, rules)
+    assert optimum.exact
+    assert optimum.cost == pytest.approx(exhaustive_minimum(requests, rules, optimum.feasible_cost))
+
+
+def test_optimum_writes_five_minutes_for_a_read_within_five_minutes_and_nothing_for_one_later_read():
+    """A prefix read once 60 s later is written for five minutes (1.25 + 0.1 < 1 + 1); read once 20 minutes later,
+    it is not written at all (an hour's write, 2 + 0.1, costs more than sending it twice)."""
+    soon = growing([1500, 10], [1, 2], [0, 60])
+    optimum = anthropic_optimum(soon, AnthropicRules())
+    first, second = (r.prompt.total for r in soon)
+    assert optimum.exact and optimum.cost == pytest.approx(first + 0.25 * 1500 + second - 0.9 * 1500)
+    assert optimum.usages[0].written_by_ttl == {"5m": 1500}
+    late = growing([1500, 10], [1, 2], [0, 1200])
+    optimum = anthropic_optimum(late, AnthropicRules())
+    assert optimum.exact and optimum.cost == sum(r.prompt.total for r in late)
+
+
+def test_optimum_renews_a_five_minute_entry_as_an_hour_for_the_price_of_the_next_block():
+    """A prefix read 60 s after its five-minute write is renewed for an hour by writing the next block (10 tokens at
+    twice the price) for a read 40 minutes later: cheaper than an hour's write of the whole prefix."""
+    rules = AnthropicRules(min_tokens=1024)
+    requests = growing([2000, 10, 500], [1, 2, 3], [0, 60, 2460])
+    optimum = anthropic_optimum(requests, rules)
+    first, second, third = (r.prompt.total for r in requests)
+    renewed = first + 0.25 * 2000 + (second - 0.9 * 2000 + 1.0 * 10) + (third - 0.9 * 2010)
+    assert optimum.exact and optimum.cost == pytest.approx(renewed)
+    assert optimum.usages[1].written_by_ttl == {"1h": 10}
+    hour_first = first + 1.0 * 2000 + (second - 0.9 * 2000) + (third - 0.9 * 2000)
+    assert renewed < hour_first
 
 
 # -- the spec's settings and prefix stability (the yardstick of breakpoints.cache-efficiency) ----------------------

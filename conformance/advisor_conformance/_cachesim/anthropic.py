@@ -1,25 +1,30 @@
-"""Anthropic's prompt cache, simulated from the documented rules (:class:`.facts.AnthropicRules`).
+"""Anthropic's prompt cache (and every breakpoint cache), simulated from the documented rules (:class:`.facts.BreakpointRules`).
 
 A request body is read as a sequence of content blocks in prefix order (tools, system, messages); each block
 position has the identity of the whole prefix up to it (a chained hash of the model, every earlier block, the
 message boundaries and roles) and a cumulative token count (:data:`.facts.ESTIMATOR`). The cache is a map from
 prefix identity to an entry with its TTL and expiry.
 
-One request, with its ``cache_control`` breakpoints in wire order:
+A request's breakpoints are its ``cache_control`` markers in wire order, and, with a top-level ``cache_control``
+(automatic caching), one more on its last block that can carry one (Anthropic SDK: "Top-level cache control
+automatically applies a cache_control marker to the last cacheable block in the request"). One request:
 
 1. **Read.** From each breakpoint the lookup walks back over at most ``lookback`` (20) block positions, the
    breakpoint's own block first, to the first position holding a live entry; the request reads the longest such
    prefix over all breakpoints (Anthropic prompt caching docs: "checks for cache hits at all previous content
    block boundaries (up to 20 blocks before your explicit breakpoint)"; "the system ... uses the longest
-   matching prefix"). Its tokens cost ``read_price``.
+   matching prefix"). With ``lookback`` None (OpenAI's GPT-5.6 family: "without a content-block lookback
+   limit") the request reads the longest prefix of it that a live entry holds, wherever it is. Its tokens cost
+   ``read_price``.
 2. **Write.** Every breakpoint after the read position whose prefix holds at least ``min_tokens`` writes an entry
    there (Anthropic prompt caching docs: cache entries are created at the breakpoints; "Shorter prompts cannot
    be cached"). The tokens between the read position (or the previous written breakpoint) and a written
    breakpoint are billed at that breakpoint's write price (1.25 for 5 minutes, 2 for an hour).
 3. **Refresh.** The entry read lives again for its TTL from now ("The cache is refreshed for no additional cost
-   each time the cached content is used"); a written entry lives for its breakpoint's TTL.
-   ASSUMPTION: only the entry the read comes from is refreshed; an entry at a breakpoint before the read
-   position is neither refreshed nor rewritten (the docs do not say more).
+   each time the cached content is used"); a written entry lives for its breakpoint's TTL. ASSUMPTION (the
+   profile's ``refresh``): ``read-entry`` (the default), only the entry the read comes from is refreshed, an entry
+   at a breakpoint before the read position is neither refreshed nor rewritten; ``prefix``, every live entry on
+   the prefix read is refreshed too; ``none``, entries live their TTL from their write.
 4. Every other token costs the base price (1).
 
 A request the API would refuse (more than 4 breakpoints, one on an empty text block or a thinking block, an
@@ -57,6 +62,7 @@ class AnthropicPrompt:
     head: int = 0  # blocks of the tools and the system prompt
     final_blocks: int = 0  # blocks of the final message
     system_blocks: int = 0  # blocks of the system prompt (the last ``system_blocks`` of ``head``)
+    route: tuple[str, str | None] = ("", None)  # (model, prompt_cache_key): a routed cache's (OpenAI) partition
 
     @property
     def total(self) -> int:
@@ -151,21 +157,34 @@ class AnthropicPrompt:
                 for index, block in enumerate(content or []):
                     add("messages", role, index == 0, block)
             final_blocks = len(hashes) - before
+        automatic = body.get("cache_control")
+        if automatic is not None:  # automatic caching: a marker on the last block that can carry one
+            last = next((p for p in range(len(markable) - 1, -1, -1) if markable[p]), -1)
+            ttl = automatic.get("ttl") if isinstance(automatic, Mapping) else None
+            if last >= 0 and all(position != last for position, _ in marks):
+                marks.append((last, "1h" if ttl == "1h" else "5m"))
         prompt = cls(model, hashes, cum, markable, marks, problems, head, final_blocks, head - tools)
         prompt.problems.extend(marker_problems(marks))
         return prompt
 
+    def last_markable(self) -> int:
+        """The last block that can carry a marker (-1: none): where automatic caching puts its breakpoint."""
+        return next((p for p in range(len(self) - 1, -1, -1) if self.markable[p]), -1)
 
-def marker_problems(marks: Sequence[tuple[int, str]], limit: int = AnthropicRules().max_breakpoints) -> list[str]:
-    """The 400s of a set of markers: more than the limit, a 1h marker after a 5m one (in prefix order)."""
+
+def marker_problems(marks: Sequence[tuple[int, str]], limit: int = AnthropicRules().max_breakpoints,
+                    order: Sequence[str] = AnthropicRules().ttl_order) -> list[str]:
+    """The 400s of a set of markers: more than the limit, a marker whose TTL comes later in ``order`` than one
+    after it (Anthropic: a 1h marker after a 5m one, in prefix order)."""
     problems = []
     if len(marks) > limit:
         problems.append(f"{len(marks)} cache_control markers (at most {limit})")
-    seen_short = False
+    rank = {ttl: i for i, ttl in enumerate(order)}
+    worst = -1
     for position, ttl in sorted(marks):
-        if ttl == "1h" and seen_short:
-            problems.append(f"a 1h marker at block {position} follows a 5m marker")
-        seen_short = seen_short or ttl == "5m"
+        if ttl in rank and rank[ttl] < worst:
+            problems.append(f"a {ttl} marker at block {position} follows a {order[worst]} marker")
+        worst = max(worst, rank.get(ttl, -1))
     return problems
 
 
@@ -185,6 +204,9 @@ class Usage:
     missed_tokens: int = 0
     #: Tokens this request wrote that no later request read before they expired (set by ``finish``).
     unread_written_tokens: int = 0
+    #: Tokens up to its deepest breakpoint beyond the read that the request could not write: that prefix held fewer
+    #: than the minimum.
+    short_tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return {"input_tokens": self.input_tokens, "read_tokens": self.read_tokens,
@@ -197,6 +219,7 @@ class _Entry:
     expiry: float
     writer: int = -1  # the request that wrote it (its index in this cache's log)
     position: int = -1
+    seq: int = 0  # the order of its write in this cache (for a match window)
 
 
 class AnthropicCache:
@@ -207,18 +230,28 @@ class AnthropicCache:
         self.entries: dict[bytes, _Entry] = {}
         self._log: list[tuple[Usage, list[int]]] = []  # every request's usage and cumulative tokens
         self._used: dict[int, int] = {}  # request -> deepest of its written positions a later request read
+        self.writes = 0  # entries written so far
 
     def clone(self) -> AnthropicCache:
         """An independent copy of the cache's state (for searches that try several placements)."""
         twin = AnthropicCache(self.rules)
-        twin.entries = {key: _Entry(e.ttl, e.expiry, e.writer, e.position) for key, e in self.entries.items()}
+        twin.entries = {key: _Entry(e.ttl, e.expiry, e.writer, e.position, e.seq) for key, e in self.entries.items()}
         twin._log = list(self._log)
         twin._used = dict(self._used)
+        twin.writes = self.writes
         return twin
 
+    def state(self) -> frozenset:
+        """What the future of this cache depends on: its entries (for searches that merge equal states)."""
+        return frozenset((key, e.ttl, e.expiry, e.seq if self.rules.match_window else 0)
+                         for key, e in self.entries.items())
+
+    def _live(self, entry: _Entry | None, at: float) -> bool:
+        window = self.rules.match_window
+        return entry is not None and at <= entry.expiry and (window is None or entry.seq > self.writes - window)
+
     def alive(self, prefix: bytes, at: float) -> bool:
-        entry = self.entries.get(prefix)
-        return entry is not None and at <= entry.expiry
+        return self._live(self.entries.get(prefix), at)
 
     def request(self, prompt: AnthropicPrompt, at: float, marks: Sequence[tuple[int, str]] | None = None) -> Usage:
         """Simulate one request at time ``at`` (seconds); ``marks`` replaces the prompt's own markers."""
@@ -228,7 +261,8 @@ class AnthropicCache:
         if marks is None:
             marks, problems = prompt.marks, prompt.problems
         else:
-            problems = [p for p in prompt.problems if "marker" not in p] + marker_problems(marks, rules.max_breakpoints)
+            problems = [p for p in prompt.problems if "marker" not in p] + \
+                marker_problems(marks, rules.max_breakpoints, rules.ttl_order)
             problems += [f"a marker on block {p} that cannot carry one" for p, _ in marks if not prompt.markable[p]]
         self._log.append((usage, prompt.cum))
         if problems:
@@ -238,23 +272,28 @@ class AnthropicCache:
         writer = len(self._log) - 1
         ordered = sorted(marks)
         # 1. Read: from each breakpoint, back over `lookback` positions (the breakpoint first), to the first live
-        #    entry; the longest prefix found over all breakpoints is read.
+        #    entry; the longest prefix found over all breakpoints is read. No lookback: the longest live prefix.
         read, entries, hashes = -1, self.entries, prompt.hashes
-        for position, _ in ordered:
-            for p in range(position, max(-1, position - rules.lookback), -1):
-                if p <= read:
-                    break
-                entry = entries.get(hashes[p])
-                if entry is not None and at <= entry.expiry:
-                    read = p
-                    break
-        read_tokens = prompt.cum[read] if read >= 0 else 0
         deepest = self.deepest_live(prompt, at)
+        if rules.lookback is None:
+            read = deepest
+        else:
+            for position, _ in ordered:
+                for p in range(position, max(-1, position - rules.lookback), -1):
+                    if p <= read:
+                        break
+                    if self._live(entries.get(hashes[p]), at):
+                        read = p
+                        break
+        read_tokens = prompt.cum[read] if read >= 0 else 0
         if deepest > read:  # a live entry on the path that the breakpoints did not reach
             usage.missed_tokens = prompt.cum[deepest] - read_tokens
         # 2. Write: each breakpoint after the read whose prefix reaches the minimum; its segment at its TTL's price.
         done = read_tokens
         cost = rules.read_price * read_tokens
+        beyond = [position for position, _ in ordered if position > read]
+        if beyond and prompt.cum[beyond[-1]] < rules.min_tokens:
+            usage.short_tokens = prompt.cum[beyond[-1]] - read_tokens
         for position, ttl in ordered:
             if position <= read or prompt.cum[position] < rules.min_tokens:
                 continue
@@ -263,11 +302,18 @@ class AnthropicCache:
             cost += rules.write_price[ttl] * segment
             done = prompt.cum[position]
             usage.written_positions.append(position)
-            entries[hashes[position]] = _Entry(ttl, at + rules.ttl_seconds[ttl], writer, position)
-        # 3. Refresh the entry read.
+            self.writes += 1
+            entries[hashes[position]] = _Entry(ttl, at + rules.ttl_seconds[ttl], writer, position, self.writes)
+        # 3. Refresh the entry read (ASSUMPTION, the profile's `refresh`: or every live entry on its prefix, or none).
         if read >= 0:
             entry = entries[hashes[read]]
-            entry.expiry = at + rules.ttl_seconds[entry.ttl]
+            if rules.refresh != "none":
+                entry.expiry = at + rules.ttl_seconds[entry.ttl]
+            if rules.refresh == "prefix":
+                for p in range(read):
+                    shorter = entries.get(hashes[p])
+                    if self._live(shorter, at):
+                        shorter.expiry = at + rules.ttl_seconds[shorter.ttl]
             if entry.position > self._used.get(entry.writer, -1):
                 self._used[entry.writer] = entry.position
         cost += total - done  # 4. the rest at the base price
@@ -291,7 +337,6 @@ class AnthropicCache:
         """The deepest block position of ``prompt`` whose prefix has a live entry (-1: none)."""
         entries = self.entries
         for p in range(len(prompt) - 1, -1, -1):
-            entry = entries.get(prompt.hashes[p])
-            if entry is not None and at <= entry.expiry:
+            if self._live(entries.get(prompt.hashes[p]), at):
                 return p
         return -1

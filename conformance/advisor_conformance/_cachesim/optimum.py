@@ -1,66 +1,98 @@
-"""The optimum: the lowest cost the provider's rules allow on the same requests.
+"""The optimum: the lowest cost the provider's rules allow on the same requests, exact or a proven lower bound.
 
-**OpenAI and Codex.** There is nothing to place: the cache serves every shared prefix of a routing. The optimum
-is the same requests with one stable ``prompt_cache_key`` for the whole session (nothing routed apart), under the
-same minimum, steps and TTL: :func:`openai_optimum`. Exact by construction.
+**OpenAI's prefix cache** (models before GPT-5.6). There is nothing to place: the cache serves every shared prefix
+of a routing. The optimum is the same requests with one stable ``prompt_cache_key`` for the whole session (nothing
+routed apart), under the same minimum, steps and retention: :func:`openai_optimum`. Exact by construction.
 
-**Anthropic.** The lowest total cost over the session's requests, in time order, of any placement of at most 4
-one-hour breakpoints per request (the advisor profile's TTL; the optimum does not choose 5-minute ones) on blocks
-that can carry one, under the same lookback, minimum and TTL rules: :func:`anthropic_optimum`. It is computed as
-a lower bound ``LB`` and checked by building a placement that reaches it.
+**Breakpoint caches** (Anthropic; OpenAI's GPT-5.6 family under one stable key). The least total cost over the
+session's requests, in time order, of any placement of breakpoints: on each request, which blocks to mark and, at
+each mark, which TTL (Anthropic: none, 5 minutes or an hour; no write is a placement too), under the same
+limits, minimum, lookback, TTL order and refresh rule: :func:`breakpoint_optimum`. It is computed as a lower
+bound ``LB`` and checked by building a real placement from the computation's choices and simulating it (``UB``):
+``LB <= optimum <= UB``, and when they are equal the optimum is exact, and labelled so. The optimum reported is
+``LB`` either way, so an implementation is never credited with more than it reached.
 
 Notation. Requests are grouped in *chains* (one conversation each: the session says which). ``c(i, j)`` is the
 number of leading blocks requests ``i`` and ``j`` share. For request ``k`` of a chain, ``a_k`` is the most it
-shares with a later request of its chain, ``T_k(n)`` the tokens of its first ``n`` blocks, ``N_k`` all its
-tokens. With read point ``R`` and deepest written breakpoint ``W >= R`` (both in tokens), a request costs
-``N - (1 - r) R + (w - 1)(W - R)`` where ``r = 0.1`` and ``w = 2`` are the read and one-hour write prices: the
-tokens between the read and the last written breakpoint are billed once, at the write price, however many
-breakpoints sit between them (the segment rule of :mod:`.anthropic`).
+shares with a later request of its chain and ``N_k`` all its tokens. Prices per base input token: ``r`` to read,
+``w_T`` to write with TTL ``T``. A request that reads an entry of ``R`` tokens and writes breakpoints costs
+``N - (1 - r) R`` plus, for each written breakpoint, ``(w_T - 1)`` times the tokens between it and the previous
+written breakpoint (or ``R``): the segment rule of :mod:`.anthropic`.
 
-**The bound.** A chain is *regular* when every later request of the chain shares all of ``a_k`` with request
-``k`` (``c(k, l) = a_k`` for ``l > k``) and ``a_k`` never decreases: a conversation that grows by appending,
-with a stable rendering, is regular. Then:
+**The relaxation.** In the *relaxed* problem a request may read any entry live on its path (not only the
+longest its marks reach: no lookback, no lookup order) and write any set of positions after it, without the limit
+of 4 or the TTL order. Every real placement is a relaxed one of the same cost (its read is some live entry), so
+the relaxed optimum is a lower bound.
 
-1. *Reading the deepest live entry is optimal*: reading more tokens lowers this request's cost and only refreshes
-   an entry that every later request of the chain can also read.
-2. *Only the deepest live chain entry matters.* Entries deeper in the chain are written later, and a read
-   refreshes only the entry read, so a shallower chain entry never outlives a deeper one (induction over the
-   requests: the first read of the shallower entry after the deeper one was written would need the deeper one
-   dead and the shallower one used more recently than it, but its last use is at most the deeper one's write).
-3. *A request writes all of ``a_k`` or nothing new*: for a fixed set of later readers the total cost is linear in
-   the tokens of the deepest write ``W`` on ``[R, T_k(a_k)]`` (every reader of a shallower write could read a
-   deeper one at the same times), so an end of the interval is optimal. Writes between ``R`` and ``W`` are free
-   but by 2 never read.
-4. *Other chains* (say sub-agents of one type, or the conversations before and after a compaction) share at most
-   a prefix ``x_k`` of request ``k``: what it shares with earlier requests of other chains. An entry there can be
-   live at ``k`` only if some request through it ran in the last TTL, so request ``k`` reads at most
-   ``s_k = min(x_k, max{c(i, k) : i earlier, within the TTL})`` blocks from other chains (when they reach the
-   minimum). The bound lets every request without a live chain entry read ``s_k`` and never pays to write it.
+A chain is *regular* when every later request of the chain shares all of ``a_k`` with request ``k``
+(``c(k, l) = a_k`` for ``l > k``) and ``a_k`` never decreases: a conversation that grows by appending, with a
+stable rendering, is regular. For a regular chain, the relaxed optimum is reached by a placement in which each
+request takes one of the actions the programme tries:
 
-So per chain the state is (the request that wrote the deepest live entry, the request that last used it) or
-*cold*; a dynamic programme over the chain's requests with the two choices of 3 gives the chain's least cost
-under 1 to 4, which is a lower bound of its cost in any placement. An irregular chain falls back to the weaker
-bound ``N_k - (1 - r) T_k(c*_k)`` per request, ``c*_k`` the longest prefix shared with any earlier request. A
-request the API would refuse for its content (an empty text block) costs ``N_k`` in any placement.
+1. *Positions.* An entry deeper than ``a_k`` is never read by the chain: drop it. Fix every discrete decision (who
+   reads which entry, who writes) and move one written position ``p`` of request ``k`` among the positions that
+   can carry a marker and reach the minimum: the cost is linear in ``T(p)``, the tokens through ``p`` (the
+   writer's segments, its readers' reads and their own first segments), so an end of ``p``'s interval is optimal.
+   Its low end is just past what precedes it (the read, or the request's previous written position); its high end
+   is ``a_k``'s last such position ``w_k``, or just below the lowest position a reader of ``p`` writes at (that
+   reader's own high end, or the position just past ``p``). Following readers, each strictly later, down from
+   their ``w_j``: the high end is one of the ``D_k + 1`` eligible positions ending at ``w_k``, where
+   ``D_k = rank(w_k) - min_j (rank(w_j) - (j - k))`` over the chain's requests ``j >= k`` (``rank``: the position's
+   index among the eligible ones). ``D_k`` is 0 unless later requests add (almost) nothing to the shared prefix.
+   (Under the ``prefix`` refresh reading, moving ``p`` past the position of another entry that a later request
+   reads changes whether that read renews ``p``'s entry too, a case this argument does not cover; the tests'
+   exhaustive comparisons exercise it under both readings and found no counterexample. The default reading,
+   ``read-entry``, has no such case.)
+2. *One write per request.* Its coefficient is ``(w_T - 1) - (1 - r) L - ...`` for ``L`` reads of the entry.
+   With ``w_T - 1 < 1 - r`` (a 5-minute write: 0.25 < 0.9) a read pushes ``p`` to the high end, and no read makes
+   the write useless. Two writes with TTLs ``T1`` before ``T2`` (an hour, then 5 minutes): if the first entry is
+   read, pushing it up to the second position and giving it the longer TTL saves ``(1 - r) - (w_T1 - w_T2)`` per
+   token and read (0.9 - 0.75 > 0) and lets it live as long as both; if it is never read, dropping it saves
+   ``(w_T1 - w_T2)`` per token. So each request writes nothing, or one entry of some TTL at one of the high-end
+   positions of 1, or, for a TTL with ``w_T - 1 >= 1 - r`` (an hour: 1 >= 0.9), one entry just past its read: a
+   *renewal* that turns the prefix read into an entry of that TTL for the price of the next block.
+3. *Reads.* Under the read-entry and prefix refresh rules, reading the deepest live entry ``H`` of the longest
+   TTL dominates reading anything shallower: more tokens, and ``H`` lives as long as any shallower entry read
+   would (a renewal just past a shallower read ends at or below ``H``, which ``H`` already covers). So a request
+   reads ``H``, or an entry deeper than ``H``, or (with no ``H``) any live entry or none; and an entry that ``H``'s
+   kind covers (shallower and expiring no later than an entry of the longest TTL) never matters again.
 
-**The check.** :func:`anthropic_optimum` then builds a real placement from the programme's choices (a breakpoint
-on the deepest live entry, one on ``a_k`` where the programme writes, and free ones on the prefixes later
-requests of other chains share), runs it through the simulator, and reports its cost ``UB``. ``LB <= optimum <=
-UB``; when they are equal (within 1e-6) the optimum is exact and reported as such. The optimum reported is
-``LB`` either way, so an implementation is never credited with more than it reached.
+The programme walks the chain's requests in time order over the set of live entries (position, TTL, expiry),
+pruned by 3, trying every read of 3 and every write of 2, and keeps the cheapest cost per set (and drops a set
+that a cheaper one covers entry by entry): the least cost of the relaxed problem restricted to the chain, which is
+a lower bound of the chain's cost in any placement. (The relaxed problem lets a request write where a live entry
+is, which the real lookup would read instead: more freedom, still a lower bound.) Under the
+``none`` refresh rule (GPT-5.6's default), reads renew nothing, every live entry is a possible read, and an entry is
+pruned only when a deeper one expires no earlier and no later request may write between the two (a request that
+reads the shallower one can write a fresh entry there, which reading the deeper one cannot).
+
+*Other chains* (say sub-agents of one type, or the conversations before and after a compaction) share at most a
+prefix ``x_k`` of request ``k``: what it shares with earlier requests of other chains. An entry there can be live at
+``k`` only if some request through it ran within the longest TTL, so request ``k`` reads at most
+``s_k = min(x_k, max{c(i, k) : i earlier, within that TTL})`` blocks from other chains (when they reach the
+minimum). The bound lets any request read ``s_k`` for free, without renewing anything (a *stem* read), and never
+pays to write it: with two conversations sharing a prompt the optimum is a lower bound, labelled so. An irregular
+chain falls back to the weaker bound ``N_k - (1 - r) T_k(c*_k)`` per request, ``c*_k`` the longest prefix shared with
+any earlier request. A request the API would refuse for its content (an empty text block) costs ``N_k`` in any
+placement.
+
+**The check.** :func:`breakpoint_optimum` then builds a real placement from the programme's choices (a breakpoint
+on the entry read, one on the entry written with its TTL, and free ones, under the same TTL, on the prefixes later
+requests of other chains share), runs it through the simulator, and reports its cost as ``feasible_cost``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import bisect
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .anthropic import AnthropicCache, AnthropicPrompt, Usage
-from .facts import AnthropicRules, OpenAIRules
+from .facts import BreakpointRules, OpenAIRules
 from .openai import OpenAICache, OpenAIPrompt
 
-OPTIMUM_TTL = "1h"
+EXACT, BOUND = "exact", "lower bound"
 
 
 @dataclass
@@ -70,11 +102,20 @@ class Optimum:
     cost: float  # the optimum's cost (a lower bound of every placement's cost; exact when ``exact``)
     exact: bool
     feasible_cost: float  # the cost of the placement built to reach it
-    method: str  # "exact", "bound" or "same requests, one stable key"
+    method: str  # how it was found
     usages: list[Usage] = field(default_factory=list)  # per request, of the placement built
+    why: str = ""  # why it is only a lower bound
+
+    @property
+    def label(self) -> str:
+        return EXACT if self.exact else BOUND
 
     def to_json(self) -> dict[str, Any]:
-        return {"cost": self.cost, "exact": self.exact, "feasible_cost": self.feasible_cost, "method": self.method}
+        out = {"label": self.label, "cost": self.cost, "exact": self.exact, "feasible_cost": self.feasible_cost,
+               "method": self.method}
+        if self.why:
+            out["why"] = self.why
+        return out
 
 
 @dataclass
@@ -94,7 +135,8 @@ def openai_optimum(requests: Sequence[TimedPrompt], rules: OpenAIRules | None = 
     usages = []
     for request in requests:
         prompt = request.prompt
-        stable = OpenAIPrompt((prompt.route[0], key), prompt.segments, prompt.hashes, prompt.cum, prompt.root)
+        stable = OpenAIPrompt((prompt.route[0], key), prompt.segments, prompt.hashes, prompt.cum, prompt.root,
+                              prompt.retention)
         usages.append(cache.request(stable, request.at))
     cost = sum(u.cost for u in usages)
     return Optimum(cost, True, cost, "same requests, one stable key", usages)
@@ -115,10 +157,14 @@ def common_prefix(a: Any, b: Any) -> int:
 
 def _deepest_markable(prompt: AnthropicPrompt, count: int) -> int:
     """The deepest block position below ``count`` that can carry a marker (-1: none)."""
-    for p in range(count - 1, -1, -1):
+    for p in range(min(count, len(prompt)) - 1, -1, -1):
         if prompt.markable[p]:
             return p
     return -1
+
+
+# An entry of the programme's state: (block position, TTL, expiry). A read: None, ("entry", entry) or ("stem",).
+Entry = tuple[int, str, float]
 
 
 @dataclass
@@ -129,15 +175,27 @@ class _Node:
     total: int
     write_pos: int = -1  # where a write of a_k goes (-1: no useful write)
     write_tokens: int = 0
-    stem_tokens: int = 0  # s_k in tokens
+    positions: list[int] = field(default_factory=list)  # where a write may go: write_pos and the ones just below it
+    stem_pos: int = -1  # the block a stem read ends on (-1: none)
+    stem_tokens: int = 0  # s_k in tokens (0: none)
     foreign_later: list[int] = field(default_factory=list)  # prefixes later requests of other chains share
+    eligible: list[int] = field(default_factory=list)  # the positions a write may take (markable, at the minimum)
+
+    def renewal(self, read_pos: int) -> int:
+        """The first position past ``read_pos`` a write may take, if it is before ``write_pos`` (-1: none)."""
+        for p in self.eligible:
+            if p > read_pos:
+                return p if p < self.write_pos else -1
+        return -1
 
 
-def anthropic_optimum(requests: Sequence[TimedPrompt], rules: AnthropicRules | None = None) -> Optimum:
-    """The optimum of at most four one-hour breakpoints per request (see the module's docstring)."""
-    rules = rules or AnthropicRules()
-    r, w = rules.read_price, rules.write_price[OPTIMUM_TTL]
-    ttl = rules.ttl_seconds[OPTIMUM_TTL]
+def breakpoint_optimum(requests: Sequence[TimedPrompt], rules: BreakpointRules | None = None,
+                       cache_factory: Callable[[BreakpointRules], Any] | None = None) -> Optimum:
+    """The optimum over every placement of breakpoints and TTLs (see the module's docstring); ``cache_factory``
+    makes the cache the placement built is simulated in (default: one :class:`.anthropic.AnthropicCache`)."""
+    rules = rules or BreakpointRules()
+    r = rules.read_price
+    longest_ttl = max(rules.ttl_seconds.values())
     n = len(requests)
     prompts: list[AnthropicPrompt] = [req.prompt for req in requests]
     order = sorted(range(n), key=lambda i: (requests[i].at, i))
@@ -157,22 +215,27 @@ def anthropic_optimum(requests: Sequence[TimedPrompt], rules: AnthropicRules | N
 
     live = [i for i in order if not refused[i]]
     rank = {i: k for k, i in enumerate(live)}
+    foreign_reads = False
     for i in live:  # s_k: what other chains' earlier requests share, if some request through it is recent
         node = nodes[i]
         earlier = live[: rank[i]]
         foreign = [c(j, i) for j in earlier if requests[j].chain != requests[i].chain]
-        recent = [c(j, i) for j in earlier if node.at - requests[j].at <= ttl]
+        recent = [c(j, i) for j in earlier if node.at - requests[j].at <= longest_ttl]
         blocks = min(max(foreign, default=0), max(recent, default=0))
         tokens = prompts[i].tokens_through(blocks)
-        node.stem_tokens = tokens if tokens >= rules.min_tokens else 0
+        if tokens >= rules.min_tokens:
+            node.stem_pos, node.stem_tokens = blocks - 1, tokens
+            foreign_reads = True
         later = [c(j, i) for j in live[rank[i] + 1:] if requests[j].chain != requests[i].chain]
         node.foreign_later = sorted({x for x in later if prompts[i].tokens_through(x) >= rules.min_tokens},
                                     reverse=True)
+        node.eligible = [p for p in range(len(prompts[i]))
+                         if prompts[i].markable[p] and prompts[i].cum[p] >= rules.min_tokens]
 
     lower = 0.0
-    writes: set[int] = set()  # the requests the programme (or the fallback) has write their a_k
-    regular_all = True
-    for members in chains.values():
+    plan: dict[int, tuple[Any, Any]] = {}  # request -> (read, write) of the programme
+    irregular = []
+    for chain, members in chains.items():
         reach = [max((c(k, l) for l in members[pos + 1:]), default=0) for pos, k in enumerate(members)]
         regular = all(c(k, l) == reach[pos] for pos, k in enumerate(members) for l in members[pos + 1:]) and \
             all(reach[p] <= reach[p + 1] for p in range(len(members) - 2))
@@ -183,21 +246,21 @@ def anthropic_optimum(requests: Sequence[TimedPrompt], rules: AnthropicRules | N
             if node.write_tokens < rules.min_tokens:
                 node.write_pos, node.write_tokens = -1, 0
         if regular:
-            cost, chosen = _chain_programme([nodes[k] for k in members], r, w, ttl)
+            _write_positions([nodes[k] for k in members])
+            cost, chosen = _chain_programme([nodes[k] for k in members], rules)
             lower += cost
-            writes.update(chosen)
+            plan.update(chosen)
         else:
-            regular_all = False
+            irregular.append(chain)
             for k in members:
                 best = max((c(j, k) for j in live[: rank[k]]), default=0)
                 tokens = prompts[k].tokens_through(best)
                 lower += nodes[k].total - (1 - r) * (tokens if tokens >= rules.min_tokens else 0)
-                if nodes[k].write_pos >= 0:
-                    writes.add(k)
     lower += sum(prompts[i].total for i in range(n) if refused[i])
 
     # The check: a real placement from those choices, through the simulator.
-    cache = AnthropicCache(rules)
+    cache = (cache_factory or AnthropicCache)(rules)
+    read_ttl = rules.ttl_order[0] if rules.ttl_order else rules.longest_ttl
     usages: list[Usage] = [Usage()] * n
     for i in order:
         prompt = prompts[i]
@@ -205,43 +268,148 @@ def anthropic_optimum(requests: Sequence[TimedPrompt], rules: AnthropicRules | N
             usages[i] = cache.request(prompt, requests[i].at)
             continue
         node = nodes[i]
-        read = cache.deepest_live(prompt, node.at)
-        marks = set()
-        if read >= 0:
-            marks.add(read)
-        top = read
-        if i in writes and node.write_pos > read:
-            marks.add(node.write_pos)
-            top = node.write_pos
+        marks: dict[int, str] = {}
+        if i in plan:
+            read, write = plan[i]
+            read_pos = read[1][0] if read and read[0] == "entry" else \
+                _deepest_markable(prompt, node.stem_pos + 1) if read else -1
+        else:  # an irregular chain: read what is live, write a_k for the longest TTL
+            read_pos = cache.deepest_live(prompt, node.at)
+            write = (node.write_pos, rules.longest_ttl) if node.write_pos > read_pos else None
+        if read_pos >= 0:
+            marks[read_pos] = read_ttl
+        top, top_ttl = read_pos, read_ttl
+        if write is not None:
+            marks[write[0]] = top_ttl = write[1]
+            top = write[0]
         for shared in node.foreign_later:  # free writes for other chains, deepest first
             position = _deepest_markable(prompt, shared)
-            if len(marks) < rules.max_breakpoints and read < position < top:
-                marks.add(position)
-        usages[i] = cache.request(prompt, node.at, [(p, OPTIMUM_TTL) for p in sorted(marks)])
+            if len(marks) < rules.max_breakpoints and read_pos < position < top:
+                marks[position] = top_ttl
+        usages[i] = cache.request(prompt, node.at, sorted(marks.items()))
     cache.finish()
     upper = sum(u.cost for u in usages)
-    exact = regular_all and abs(upper - lower) <= 1e-6 * max(1.0, upper)
-    return Optimum(upper if exact else lower, exact, upper, "exact" if exact else "bound", usages)
+    close = abs(upper - lower) <= 1e-6 * max(1.0, upper)
+    exact = not irregular and close
+    why = ""
+    if not exact:
+        why = ("conversations share a prefix: the bound counts reads of it from other conversations free"
+               if foreign_reads and not irregular else
+               "a conversation's requests do not repeat each other's prefixes: the bound counts every shared prefix "
+               "read" if irregular else "the placement built from the programme costs more than its bound")
+    return Optimum(upper if exact else lower, exact, upper, "dynamic programme, checked by simulation", usages, why)
 
 
-def _chain_programme(chain: Sequence[_Node], r: float, w: float, ttl: float) -> tuple[float, set[int]]:
-    """The least cost of one regular chain under the rules of the module docstring, and the requests that write."""
-    cold = (-1, -1)
-    states: dict[tuple[int, int], tuple[float, tuple]] = {cold: (0.0, ())}
+#: The former name: the optimum of Anthropic's cache.
+anthropic_optimum = breakpoint_optimum
+
+
+def _write_positions(chain: Sequence[_Node]) -> None:
+    """Each request's candidate write positions (the module's docstring, 1): ``write_pos`` and the ``D`` eligible
+    positions just below it, ``D`` the most a chain of later readers, each writing one eligible position below the
+    next, can push a write under ``write_pos``: ``rank(write_pos_k) - min_j (rank(write_pos_j) - (j - k))``."""
+    ranks = [node.eligible.index(node.write_pos) if node.write_pos >= 0 else None for node in chain]
     for k, node in enumerate(chain):
-        nxt: dict[tuple[int, int], tuple[float, tuple]] = {}
+        if ranks[k] is None:
+            continue
+        lowest = min(ranks[j] - (j - k) for j in range(k, len(chain)) if ranks[j] is not None)
+        depth = max(0, ranks[k] - lowest)
+        node.positions = node.eligible[max(0, ranks[k] - depth): ranks[k] + 1]
 
-        def relax(state: tuple[int, int], cost: float, path: tuple) -> None:
-            if state not in nxt or cost < nxt[state][0] - 1e-9:
-                nxt[state] = (cost, path)
 
-        for (writer, used), (cost, path) in states.items():
-            warm = writer >= 0 and node.at - chain[used].at <= ttl
-            read = max(chain[writer].write_tokens, node.stem_tokens) if warm else node.stem_tokens
-            base = cost + node.total - (1 - r) * read
-            relax((writer, k) if warm else cold, base, path)
-            if node.write_pos >= 0 and node.write_tokens > read:
-                relax((k, k), base + (w - 1) * (node.write_tokens - read), (*path, node.index))
-        states = nxt
+def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[float, dict[int, tuple[Any, Any]]]:
+    """The least cost of one regular chain in the relaxed problem (the module's docstring), and each request's
+    (read, write) of a placement reaching it."""
+    r, refresh = rules.read_price, rules.refresh
+    ttl_s, price = rules.ttl_seconds, rules.write_price
+    longest = rules.longest_ttl
+    renewing = [t for t in rules.ttls if price[t] - 1 >= 1 - r]  # TTLs worth a write just past the read
+    states: dict[tuple[Entry, ...], tuple[float, Any]] = {(): (0.0, None)}
+
+    # Where a write may go on each request after the k-th: a shallower entry can be worth more than a deeper one
+    # when reads renew nothing, for a later request may read it and write a fresh entry between the two.
+    later: list[list[int]] = []
+    for k in range(len(chain)):
+        after = sorted({p for node in chain[k + 1:] for p in (node.eligible if renewing else node.positions)})
+        later.append(after)
+
+    def covers(f: Entry, e: Entry, k: int) -> bool:
+        """Whether entry ``f`` does all ``e`` could do after request ``k`` (the module's docstring, 3): ``e`` itself; a
+        deeper entry of the longest TTL expiring no earlier, with reads that renew; with reads that renew nothing, a
+        deeper entry expiring no earlier with no later write position between the two."""
+        if f == e:
+            return True
+        if f[0] < e[0] or f[2] < e[2]:
+            return False
+        if refresh != "none":
+            return f[1] == longest
+        positions = later[k]
+        return bisect.bisect_right(positions, e[0]) == bisect.bisect_right(positions, f[0])
+
+    def prune(entries: list[Entry], k: int) -> tuple[Entry, ...]:
+        unique = sorted(set(entries))
+        return tuple(e for e in unique
+                     if not any(f != e and covers(f, e, k) and not covers(e, f, k) for f in unique))
+
+    for step, node in enumerate(chain):
+        t = node.at
+        cum = node.prompt.cum
+        nxt: dict[tuple[Entry, ...], tuple[float, Any]] = {}
+
+        def relax(entries: list[Entry], cost: float, path: Any) -> None:
+            key = prune(entries, step)
+            if key not in nxt or cost < nxt[key][0] - 1e-9:
+                nxt[key] = (cost, path)
+
+        for state, (cost, path) in states.items():
+            alive = [e for e in state if e[2] >= t]
+            if refresh == "none":
+                reads: list[Any] = [None, *(("entry", e) for e in alive)]
+            else:
+                deepest = max((e for e in alive if e[1] == longest), default=None)
+                reads = [("entry", deepest), *(("entry", e) for e in alive if e[0] > deepest[0])] \
+                    if deepest is not None else [None, *(("entry", e) for e in alive)]
+            if node.stem_pos >= 0:
+                reads.append(("stem",))
+            for read in reads:
+                if read is None:
+                    read_pos, read_tokens, after = -1, 0, list(alive)
+                elif read[0] == "stem":
+                    read_pos, read_tokens, after = node.stem_pos, node.stem_tokens, list(alive)
+                else:
+                    e = read[1]
+                    read_pos, read_tokens = e[0], cum[e[0]]
+                    if refresh == "read-entry":
+                        after = [(x[0], x[1], t + ttl_s[x[1]]) if x == e else x for x in alive]
+                    elif refresh == "prefix":
+                        after = [(x[0], x[1], t + ttl_s[x[1]]) if x[0] <= e[0] else x for x in alive]
+                    else:
+                        after = list(alive)
+                base = cost + node.total - (1 - r) * read_tokens
+                relax(after, base, (path, node.index, read, None))
+                if node.write_pos > read_pos and node.write_tokens > read_tokens:
+                    for position in node.positions:
+                        if position <= read_pos:
+                            continue
+                        for ttl in rules.ttls:
+                            relax([*after, (position, ttl, t + ttl_s[ttl])],
+                                  base + (price[ttl] - 1) * (cum[position] - read_tokens),
+                                  (path, node.index, read, (position, ttl)))
+                    renewal = node.renewal(read_pos)
+                    if renewal >= 0 and renewal not in node.positions:
+                        for ttl in renewing:
+                            relax([*after, (renewal, ttl, t + ttl_s[ttl])],
+                                  base + (price[ttl] - 1) * (cum[renewal] - read_tokens),
+                                  (path, node.index, read, (renewal, ttl)))
+        # A set of entries that another, no dearer set covers entry by entry has no cheaper future: drop it.
+        ranked = sorted(nxt.items(), key=lambda item: item[1][0])
+        states = {}
+        for key, value in ranked:
+            if not any(all(any(covers(f, e, step) for f in kept) for e in key) for kept in states):
+                states[key] = value
     cost, path = min(states.values(), key=lambda item: item[0])
-    return cost, set(path)
+    chosen = {}
+    while path is not None:
+        path, index, read, write = path
+        chosen[index] = (read, write)
+    return cost, chosen

@@ -12,16 +12,17 @@ order (a call's requests at the call's time) and computes the optimum on the sam
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .._implementation import Implementation
 from ..workspace import workspace
 from .anthropic import AnthropicCache, AnthropicPrompt, Usage
-from .facts import AnthropicRules, OpenAIRules
-from .openai import OpenAICache, OpenAIPrompt
-from .optimum import Optimum, TimedPrompt, anthropic_optimum, common_prefix, openai_optimum
+from .facts import BreakpointRules, OpenAIRules, Profile, ProfileError, profile
+from .openai import OpenAICache, OpenAIPrompt, RoutedBreakpointCache, breakpoint_prompt
+from .optimum import Optimum, TimedPrompt, breakpoint_optimum, common_prefix, openai_optimum
+from .placements import PLACEMENTS, Marks
 from .sessions import Session
 
 PROVIDERS = ("anthropic", "openai", "codex")
@@ -110,10 +111,53 @@ def encode_all(impl: Implementation, replayed: Replayed, provider: str) -> list[
 
 @dataclass
 class Settings:
-    """The simulation's parameters."""
+    """The simulation's parameters: the provider profile (``--provider-profile``), its assumptions (``--assume``), the
+    command's overrides of its parameters, and the breakpoint placement (``--placement``)."""
 
-    anthropic: AnthropicRules = field(default_factory=AnthropicRules)
-    openai: OpenAIRules = field(default_factory=OpenAIRules)
+    profile: str | None = None  # a profile name, FILE.toml or FILE.toml:NAME; None: the provider's default
+    assume: Mapping[str, str] = field(default_factory=dict)
+    min_tokens: int | None = None
+    openai_ttl: float | None = None
+    cached_price: float | None = None
+    placement: str = "implementation"
+
+    def profile_for(self, provider: str) -> Profile:
+        return profile(self.profile, provider)
+
+    def rules_for(self, provider: str) -> BreakpointRules | OpenAIRules:
+        return self.profile_for(provider).rules(self.assume, min_tokens=self.min_tokens, ttl_seconds=self.openai_ttl,
+                                                cached_price=self.cached_price)
+
+    def check(self, provider: str) -> None:
+        """Raise :class:`.facts.ProfileError` (naming what is wrong) for settings that do not fit ``provider``."""
+        chosen = self.profile_for(provider)
+        chosen.choices(self.assume)
+        if self.placement not in PLACEMENTS:
+            raise ProfileError(f"no placement {self.placement!r} (known: {', '.join(PLACEMENTS)})")
+        if PLACEMENTS[self.placement].place is not None and not (chosen.model == "breakpoints" and
+                                                                 provider == "anthropic"):
+            raise ProfileError(f"placement {self.placement} re-marks Anthropic requests: it needs --provider anthropic")
+        if self.min_tokens is not None and chosen.model != "breakpoints":
+            raise ProfileError(f"--min-tokens is a parameter of breakpoint profiles, not of {chosen.name}")
+        if self.openai_ttl is not None and chosen.model != "prefix":
+            raise ProfileError(f"--openai-ttl is a parameter of OpenAI's prefix profile, not of {chosen.name}")
+
+    def overrides(self) -> dict[str, Any]:
+        return {k: v for k, v in (("min_tokens", self.min_tokens), ("openai_ttl", self.openai_ttl),
+                                  ("cached_price", self.cached_price)) if v is not None}
+
+    def to_json(self, provider: str) -> dict[str, Any]:
+        chosen = self.profile_for(provider)
+        return {"profile": chosen.to_json(self.assume), "assumptions": chosen.choices(self.assume),
+                "overrides": self.overrides(), "placement": PLACEMENTS[self.placement].to_json(),
+                "rules": _rules_json(self.rules_for(provider))}
+
+
+def _rules_json(rules: BreakpointRules | OpenAIRules) -> dict[str, Any]:
+    out = {}
+    for key, value in vars(rules).items():
+        out[key] = dict(value) if isinstance(value, Mapping) else list(value) if isinstance(value, tuple) else value
+    return out
 
 
 @dataclass
@@ -135,6 +179,8 @@ class Measurement:
     optimum_written_tokens: int
     missed_tokens: int = 0  # Anthropic: live cache on a request's path beyond its breakpoints' reach
     unread_written_tokens: int = 0  # Anthropic: written tokens no later request read before they expired
+    short_tokens: int = 0  # breakpoints: tokens up to a breakpoint that could not be written (under the minimum)
+    placement: str = "implementation"
     #: The cost of the same requests under the spec's own cache settings: its breakpoint placement (Anthropic, one
     #: hour) or one stable key (OpenAI, Codex).
     spec_cost: float = 0.0
@@ -177,6 +223,7 @@ class Measurement:
             "input_tokens": self.input_tokens, "read_tokens": self.read_tokens,
             "written_tokens": self.written_tokens, "cost": round(self.cost, 3),
             "missed_tokens": self.missed_tokens, "unread_written_tokens": self.unread_written_tokens,
+            "short_tokens": self.short_tokens, "placement": self.placement,
             "cost_vs_no_cache": round(self.cost / self.no_cache_cost, 6) if self.input_tokens else None,
             "optimum": {**self.optimum.to_json(), "cost": round(self.optimum.cost, 3),
                         "feasible_cost": round(self.optimum.feasible_cost, 3),
@@ -191,34 +238,56 @@ class Measurement:
         }
 
 
+def prompt_of(body: Mapping[str, Any], provider: str, model: str) -> Any:
+    """A body as the profile's cache model reads it."""
+    if model == "prefix":
+        return OpenAIPrompt.from_body(body)
+    return AnthropicPrompt.from_body(body) if provider == "anthropic" else breakpoint_prompt(body)
+
+
 def measure(session: Session, bodies: Sequence[tuple[int, dict[str, Any]]], provider: str,
             settings: Settings | None = None, failed_calls: int = 0, name: str | None = None) -> Measurement:
     """Simulate the bodies of one session in time order, and the optimum on the same requests."""
     settings = settings or Settings()
+    model = settings.profile_for(provider).model
     ordered = sorted(bodies, key=lambda item: (session.calls[item[0]].at, item[0]))
     timed = []
     for index, body in ordered:
         call = session.calls[index]
-        prompt = AnthropicPrompt.from_body(body) if provider == "anthropic" else OpenAIPrompt.from_body(body)
-        timed.append(TimedPrompt(prompt, call.at, call.conversation, index))
+        timed.append(TimedPrompt(prompt_of(body, provider, model), call.at, call.conversation, index))
     return measure_prompts(timed, provider, settings, name or session.name, len(session.calls), failed_calls)
+
+
+def placed(timed: Sequence[TimedPrompt], placement: str) -> list[Marks | None]:
+    """Each request's breakpoints under a placement (None: its own)."""
+    place = PLACEMENTS[placement].place
+    if place is None:
+        return [None] * len(timed)
+    out, before = [], {}
+    for t in timed:
+        out.append(place(t.prompt, before.get(t.chain)))
+        before[t.chain] = t.prompt
+    return out
 
 
 def measure_prompts(timed: Sequence[TimedPrompt], provider: str, settings: Settings, name: str, calls: int,
                     failed_calls: int = 0) -> Measurement:
     """Simulate prompts already read from their bodies (in time order), and the optimum on them."""
-    if provider == "anthropic":
-        cache = AnthropicCache(settings.anthropic)
-        for t in timed:
-            cache.request(t.prompt, t.at)
+    rules = settings.rules_for(provider)
+    if isinstance(rules, BreakpointRules):
+        anthropic = provider == "anthropic"
+        cache = AnthropicCache(rules) if anthropic else RoutedBreakpointCache(rules)
+        for t, marks in zip(timed, placed(timed, settings.placement), strict=True):
+            cache.request(t.prompt, t.at, marks)
         usages = cache.finish()
-        optimum = anthropic_optimum(timed, settings.anthropic)
-        spec = AnthropicCache(settings.anthropic)
-        spec_cost = sum(spec.request(t.prompt, t.at, t.prompt.spec_marks()).cost for t in timed)
+        optimum = breakpoint_optimum(timed, rules)
+        spec = AnthropicCache(rules)  # the spec's settings: its placement (Anthropic); one stable key (OpenAI)
+        spec_cost = sum(spec.request(t.prompt, t.at, t.prompt.spec_marks() if anthropic else None).cost
+                        for t in timed)
     else:
-        cache = OpenAICache(settings.openai)
+        cache = OpenAICache(rules)
         usages = [cache.request(t.prompt, t.at) for t in timed]
-        optimum = openai_optimum(timed, settings.openai)
+        optimum = openai_optimum(timed, rules)
         spec_cost = optimum.cost
     return Measurement(
         session=name, provider=provider, calls=calls, requests=len(timed), failed_calls=failed_calls,
@@ -228,7 +297,8 @@ def measure_prompts(timed: Sequence[TimedPrompt], provider: str, settings: Setti
         optimum_read_tokens=sum(u.read_tokens for u in optimum.usages),
         optimum_written_tokens=sum(u.written_tokens for u in optimum.usages),
         missed_tokens=sum(u.missed_tokens for u in usages),
-        unread_written_tokens=sum(u.unread_written_tokens for u in usages), spec_cost=spec_cost,
+        unread_written_tokens=sum(u.unread_written_tokens for u in usages),
+        short_tokens=sum(u.short_tokens for u in usages), placement=settings.placement, spec_cost=spec_cost,
         unstable=unstable_prefixes(timed, provider), usages=usages)
 
 
@@ -244,7 +314,7 @@ def unstable_prefixes(timed: Sequence[TimedPrompt], provider: str) -> list[dict[
         if before is None:
             continue
         prompt = before.prompt
-        prefix = len(prompt.hashes) - (prompt.final_blocks if provider == "anthropic" else 1)
+        prefix = len(prompt.hashes) - (prompt.final_blocks if isinstance(prompt, AnthropicPrompt) else 1)
         kept = common_prefix(prompt, t.prompt)
         if kept < prefix:
             out.append({"call": before.call, "next_call": t.call, "kept": kept, "prefix": prefix})
@@ -254,9 +324,10 @@ def unstable_prefixes(timed: Sequence[TimedPrompt], provider: str) -> list[dict[
 def total(measurements: Iterable[Measurement], provider: str) -> Measurement:
     """The sum of several sessions' measurements (the optimum is exact only if every session's is)."""
     items = list(measurements)
-    optimum = Optimum(sum(m.optimum.cost for m in items), all(m.optimum.exact for m in items),
-                      sum(m.optimum.feasible_cost for m in items),
-                      "exact" if all(m.optimum.exact for m in items) else "bound")
+    bounded = [m.session for m in items if not m.optimum.exact]
+    optimum = Optimum(sum(m.optimum.cost for m in items), not bounded, sum(m.optimum.feasible_cost for m in items),
+                      "the sum of the sessions'", why=f"the sum holds the lower bounds of {', '.join(bounded)}"
+                      if bounded else "")
     return Measurement(
         session="total", provider=provider, calls=sum(m.calls for m in items), requests=sum(m.requests for m in items),
         failed_calls=sum(m.failed_calls for m in items), rejected=sum(m.rejected for m in items),
@@ -265,5 +336,7 @@ def total(measurements: Iterable[Measurement], provider: str) -> Measurement:
         optimum_read_tokens=sum(m.optimum_read_tokens for m in items),
         optimum_written_tokens=sum(m.optimum_written_tokens for m in items),
         missed_tokens=sum(m.missed_tokens for m in items),
-        unread_written_tokens=sum(m.unread_written_tokens for m in items), spec_cost=sum(m.spec_cost for m in items),
+        unread_written_tokens=sum(m.unread_written_tokens for m in items),
+        short_tokens=sum(m.short_tokens for m in items), placement=items[0].placement if items else "implementation",
+        spec_cost=sum(m.spec_cost for m in items),
         unstable=[dict(item, session=m.session) for m in items for item in m.unstable])

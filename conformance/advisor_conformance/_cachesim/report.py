@@ -5,50 +5,61 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .facts import ESTIMATOR
+from .facts import ESTIMATOR, BreakpointRules
+from .placements import PLACEMENTS
 from .replay import Measurement, Settings
 
 
-def _pct(value: float | None) -> str:
+def pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def settings_line(provider: str, settings: Settings) -> str:
-    if provider == "anthropic":
-        a = settings.anthropic
-        return (f"tokens = UTF-8 bytes / {ESTIMATOR.bytes_per_token}; prices per base input token: read {a.read_price:g}, "
-                f"write {a.write_price['5m']:g} (5 min) or {a.write_price['1h']:g} (1 h); minimum {a.min_tokens} "
-                f"tokens; lookback {a.lookback} blocks; at most {a.max_breakpoints} breakpoints")
-    o = settings.openai
-    return (f"tokens = UTF-8 bytes / {ESTIMATOR.bytes_per_token}; cached input at {o.cached_price:g} of the base price; "
-            f"minimum {o.min_tokens} tokens, {o.step}-token steps; entries live {o.ttl_seconds:g} s after their last "
-            f"use; one cache per prompt_cache_key")
+def settings_lines(provider: str, settings: Settings) -> list[str]:
+    """The profile, its assumptions and the rules in force, one line each."""
+    chosen = settings.profile_for(provider)
+    rules = settings.rules_for(provider)
+    assumptions = ", ".join(f"{name} = {value}" for name, value in chosen.choices(settings.assume).items())
+    lines = [f"profile {chosen.name} ({chosen.origin}): {chosen.description}"]
+    if assumptions:
+        lines.append(f"assumptions (the documents do not say; --assume NAME=VALUE): {assumptions}")
+    if isinstance(rules, BreakpointRules):
+        writes = ", ".join(f"{rules.write_price[t]:g} ({t})" for t in rules.ttls)
+        lookback = f"lookback {rules.lookback} blocks" if rules.lookback is not None else "no lookback limit"
+        window = f"; the latest {rules.match_window} breakpoints of a routing" if rules.match_window else ""
+        lines.append(f"tokens = UTF-8 bytes / {ESTIMATOR.bytes_per_token}; prices per base input token: read "
+                     f"{rules.read_price:g}, write {writes}; minimum {rules.min_tokens} tokens; {lookback}; at most "
+                     f"{rules.max_breakpoints} breakpoints{window}")
+    else:
+        lines.append(f"tokens = UTF-8 bytes / {ESTIMATOR.bytes_per_token}; cached input at {rules.cached_price:g} of "
+                     f"the base price, no write fee; minimum {rules.min_tokens} tokens, {rules.step}-token steps; "
+                     f"default retention {rules.default_policy} (in_memory entries live {rules.ttl_seconds:g} s after "
+                     f"their last use, 24h ones {rules.extended_ttl_seconds:g} s); one cache per prompt_cache_key")
+    placement = PLACEMENTS[settings.placement]
+    if placement.what_if:
+        lines.append(f"placement {placement.name}: {placement.description}. A WHAT-IF: not conformant to the spec.")
+    elif placement.place is not None:
+        lines.append(f"placement {placement.name}: {placement.description} (the requests' own markers replaced)")
+    return lines
 
 
 def table(header: str, provider: str, settings: Settings, rows: Sequence[Measurement], total: Measurement) -> str:
     """The per-session table with its total and the notes that explain the columns."""
-    anthropic = provider == "anthropic"
+    breakpoints = isinstance(settings.rules_for(provider), BreakpointRules)
     columns = ["session", "calls", "input tok", "read tok"]
-    if anthropic:
+    if breakpoints:
         columns += ["written tok"]
-    columns += ["cost", "spec", "optimum", "share"] if anthropic else ["cost", "optimum", "share"]
-    if anthropic:
+    columns += ["cost", "spec", "optimum", "optimum is", "share"]
+    if breakpoints:
         columns += ["missed tok", "unread writes"]
     lines = []
-    bound = False
     for m in [*rows, total]:
-        opt = _pct(m.optimum.cost / m.no_cache_cost if m.input_tokens else None)
-        if not m.optimum.exact:
-            opt += "*"
-            bound = True
         cells = [m.session, f"{m.calls}", f"{m.input_tokens:,}", f"{m.read_tokens:,}"]
-        if anthropic:
+        if breakpoints:
             cells.append(f"{m.written_tokens:,}")
-        cells.append(_pct(m.cost / m.no_cache_cost if m.input_tokens else None))
-        if anthropic:
-            cells.append(_pct(m.spec_cost / m.no_cache_cost if m.input_tokens else None))
-        cells += [opt, _pct(m.share)]
-        if anthropic:
+        cells.append(pct(m.cost / m.no_cache_cost if m.input_tokens else None))
+        cells.append(pct(m.spec_cost / m.no_cache_cost if m.input_tokens else None))
+        cells += [pct(m.optimum.cost / m.no_cache_cost if m.input_tokens else None), m.optimum.label, pct(m.share)]
+        if breakpoints:
             cells += [f"{m.missed_tokens:,}", f"{m.unread_written_tokens:,}"]
         lines.append(cells)
     widths = [max(len(columns[i]), *(len(row[i]) for row in lines)) for i in range(len(columns))]
@@ -56,23 +67,26 @@ def table(header: str, provider: str, settings: Settings, rows: Sequence[Measure
     def render(cells: Sequence[str]) -> str:
         return "  ".join(cell.ljust(widths[0]) if i == 0 else cell.rjust(widths[i]) for i, cell in enumerate(cells))
 
-    out = [header, f"  {settings_line(provider, settings)}", "", render(columns)]
+    out = [header, *(f"  {line}" for line in settings_lines(provider, settings)), "", render(columns)]
     out += [render(row) for row in lines[:-1]]
     out.append(render(["-" * widths[0], *("" for _ in columns[1:])]).rstrip())
     out.append(render(lines[-1]))
     out.append("")
-    out.append("cost: the input cost against no caching; " + ("spec: the same requests with the spec's breakpoint "
-               "placement; " if anthropic else "") + "optimum: the least cost the provider's rules allow on the "
-               "same requests" + (" (at most 4 one-hour breakpoints per request, placed with hindsight)" if anthropic
-                                  else " (one stable prompt_cache_key)") + "; share: the saving reached, as a share of "
-               "the optimum's saving.")
-    if anthropic:
-        out.append("missed: tokens a live cache entry held on a request's path beyond its breakpoints' 20-block reach; "
+    spec = ("the same requests with the spec's breakpoint placement" if provider == "anthropic" and breakpoints
+            else "the same requests under one stable prompt_cache_key")
+    optimum = ("any placement of breakpoints, each with any TTL or none, chosen with hindsight" if breakpoints
+               else "one stable prompt_cache_key")
+    out.append(f"cost: the input cost against no caching; spec: {spec}; optimum: the least cost the provider's rules "
+               f"allow on the same requests ({optimum}); optimum is: exact, or a proven lower bound of the least "
+               "cost; share: the saving reached, as a share of the optimum's saving.")
+    if breakpoints:
+        out.append("missed: tokens a live cache entry held on a request's path beyond its breakpoints' reach; "
                    "unread writes: written tokens no later request read before they expired.")
-    if bound:
-        out.append("*: a proven lower bound of the optimum's cost (the placement built to reach it costs more: "
-                   + ", ".join(f"{m.session} {_pct(m.optimum.feasible_cost / m.no_cache_cost)}"
-                               for m in [*rows, total] if not m.optimum.exact) + ").")
+    bounded = [m for m in [*rows, total] if not m.optimum.exact]
+    if bounded:
+        out.append("lower bound: " + "; ".join(f"{m.session}, {m.optimum.why} (the placement built to reach it "
+                                               f"costs {pct(m.optimum.feasible_cost / m.no_cache_cost)})"
+                                               for m in bounded if m.input_tokens) + ".")
     for m in rows:
         if m.unstable:
             out.append(f"{m.session}: {len(m.unstable)} request(s) whose prefix (all but the final message) the next "
@@ -86,15 +100,6 @@ def table(header: str, provider: str, settings: Settings, rows: Sequence[Measure
 
 def as_json(implementation: dict[str, Any], provider: str, settings: Settings, rows: Sequence[Measurement],
             total: Measurement) -> dict[str, Any]:
-    if provider == "anthropic":
-        a = settings.anthropic
-        rules: dict[str, Any] = {"min_tokens": a.min_tokens, "lookback": a.lookback,
-                                 "max_breakpoints": a.max_breakpoints, "read_price": a.read_price,
-                                 "write_price": dict(a.write_price), "ttl_seconds": dict(a.ttl_seconds)}
-    else:
-        o = settings.openai
-        rules = {"min_tokens": o.min_tokens, "step": o.step, "ttl_seconds": o.ttl_seconds,
-                 "cached_price": o.cached_price}
     return {"implementation": implementation, "provider": provider,
-            "estimator": f"UTF-8 bytes / {ESTIMATOR.bytes_per_token}", "rules": rules,
+            "estimator": f"UTF-8 bytes / {ESTIMATOR.bytes_per_token}", **settings.to_json(provider),
             "sessions": [m.to_json() for m in rows], "total": total.to_json()}

@@ -234,3 +234,28 @@ def find_session(name: str) -> Path:
             return path
     known = ", ".join(p.stem for p in shipped_sessions())
     raise FileNotFoundError(f"no session {name!r} (shipped: {known})")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What a session models, counted from it: the gaps between its advisor calls, its sub-agents and compactions."""
+
+    messages: int
+    calls: int
+    subagent_calls: int
+    subagents: int
+    compactions: int
+    median_gap: float  # seconds between consecutive advisor calls (any conversation)
+    longest_gap: float
+    gaps_over_5m: int
+    gaps_over_1h: int
+
+
+def shape(session: Session) -> Shape:
+    gaps = sorted(b.at - a.at for a, b in zip(session.calls, session.calls[1:]))
+    agents = {c.agent for c in session.conversations.values() if c.agent}
+    mains = [c for c in session.conversations.values() if not c.agent]
+    return Shape(session.message_count, len(session.calls),
+                 sum(1 for call in session.calls if session.conversations[call.conversation].agent),
+                 len(agents), max(0, len(mains) - 1), gaps[len(gaps) // 2] if gaps else 0.0,
+                 gaps[-1] if gaps else 0.0, sum(g > 300 for g in gaps), sum(g > 3600 for g in gaps))

@@ -62,7 +62,8 @@ def _figures(m) -> dict:
         "requests": m.requests, "cost against no caching": pct(m.cost),
         "the spec's settings on the same requests": pct(m.spec_cost),
         "share of their saving": "n/a" if m.spec_share is None else f"{100 * m.spec_share:.1f}%",
-        "optimum (hindsight)": pct(m.optimum.cost), "tokens read": m.read_tokens, "tokens written": m.written_tokens,
+        "optimum (hindsight)": f"{pct(m.optimum.cost)} ({m.optimum.label})", "tokens read": m.read_tokens,
+        "tokens written": m.written_tokens,
         "refused by the API": m.rejected, "failed calls": m.failed_calls,
         "requests whose prefix the next one changes": len(m.unstable),
     }

@@ -2,9 +2,10 @@
 
 :class:`BreakpointsFromTheStart` is the registered broken implementation of ``breakpoints.cache-efficiency``.
 :class:`QuestionBeforeSnapshot` and :class:`FreshKeyPerCall` are not registered (they break rules that have
-broken implementations of their own: the request's shape, the cache-key store); they are two of the mistakes
-whose loss the README's table shows, with ``shaping:InFlightLeftInTranscript``, ``wire:BreakpointSpacing16``,
-``wire:FinalMessageMarked`` and ``runtime:StoreKeyIgnored`` (a fresh key per handler, so per turn).
+broken implementations of their own: the request's shape, the cache-key store); they are two of the mistakes whose
+loss ``advisor-conformance cache-sim --impl tests.fakes.broken.cache:NAME`` measures, as it does for
+``shaping:InFlightLeftInTranscript``, ``wire:BreakpointSpacing16``, ``wire:FinalMessageMarked`` and
+``runtime:StoreKeyIgnored`` (a fresh key per handler, so per turn).
 """
 
 from __future__ import annotations
