@@ -21,6 +21,9 @@ from advisor_conformance.shaping import check_segments
 
 from .test_streaming import ANSWERS, _run
 
+#: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
+pytestmark = pytest.mark.needs(capabilities=["http"])
+
 TEXT = "Check the float64 rounding in refill()."
 MORE = "Then keep tokens as integer nanoseconds."
 
