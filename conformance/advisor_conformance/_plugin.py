@@ -123,32 +123,30 @@ def check_areas(implementation: Implementation) -> None:
         raise pytest.UsageError(
             f"{implementation.name} declares the unknown area(s) {', '.join(unknown)}; the areas are: "
             f"{', '.join(catalogue.areas)}")
-    missing = implementation.missing_operations()
-    if missing:
-        lines = [f"  {area} needs {', '.join(AREA_OPERATIONS[area])}; {', '.join(ops)} answered unsupported_op"
-                 for area, ops in missing.items()]
-        raise pytest.UsageError(
-            f"{implementation.name} declares areas whose operations it does not answer (declare only the areas it "
-            "implements, or add the operations):\n" + "\n".join(lines))
+    _refuse(f"{implementation.name} declares areas whose operations it does not answer (declare only the areas it "
+            "implements, or add the operations)",
+            [f"{area} needs {', '.join(AREA_OPERATIONS[area])}; {', '.join(ops)} answered unsupported_op"
+             for area, ops in implementation.missing_operations().items()])
     check_capabilities(implementation)
 
 
 def check_capabilities(implementation: Implementation) -> None:
     """Refuse, before any test runs, a declared area whose capability describe declines (streaming without http), and
     an offered capability whose probe is answered unsupported_op."""
-    declined = implementation.declined_but_needed()
-    if declined:
-        lines = [f"  {area} needs the capability {', '.join(names)} ({'; '.join(CAPABILITIES[n] for n in names)})"
-                 for area, names in declined.items()]
-        raise pytest.UsageError(
-            f"{implementation.name} declares areas whose capabilities its describe declines (leave the area out, or "
-            "offer the capability):\n" + "\n".join(lines))
-    missing = implementation.missing_capabilities()
-    if missing:
-        lines = [f"  {name} ({CAPABILITIES[name]}): the probe was answered unsupported_op" for name in missing]
-        raise pytest.UsageError(
-            f"{implementation.name} offers capabilities it does not answer (declare them false in describe's "
-            "capabilities, and leave out the areas that need them):\n" + "\n".join(lines))
+    _refuse(f"{implementation.name} declares areas whose capabilities its describe declines (leave the area out, or "
+            "offer the capability)",
+            [f"{area} needs the capability {', '.join(names)} ({'; '.join(CAPABILITIES[n] for n in names)})"
+             for area, names in implementation.declined_but_needed().items()])
+    _refuse(f"{implementation.name} offers capabilities it does not answer (declare them false in describe's "
+            "capabilities, and leave out the areas that need them)",
+            [f"{name} ({CAPABILITIES[name]}): the probe was answered unsupported_op"
+             for name in implementation.missing_capabilities()])
+
+
+def _refuse(what: str, problems: list[str]) -> None:
+    """A usage error saying ``what``, one line per problem, when there are any."""
+    if problems:
+        raise pytest.UsageError(what + ":\n" + "\n".join(f"  {line}" for line in problems))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
