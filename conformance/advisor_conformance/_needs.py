@@ -73,6 +73,10 @@ class Needs:
         return None
 
 
+#: Each conformance item's needs, for :func:`guard`.
+NEEDS = pytest.StashKey[Needs]()
+
+
 def _names(value: Any) -> list[str]:
     return [value] if isinstance(value, str) else list(value or ())
 
@@ -128,9 +132,6 @@ def skip_unmet(item: pytest.Item, rules: Iterable[str], implementation: Implemen
         item.add_marker(pytest.mark.skip(reason=f"{implementation.name} does not declare {'; '.join(missing)}"))
     item.stash[NEEDS] = needs
     return bad
-
-
-NEEDS = pytest.StashKey[Needs]()
 
 
 def guard(item: pytest.Item) -> Callable[[str, Mapping[str, Any]], None] | None:

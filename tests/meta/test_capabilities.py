@@ -4,23 +4,24 @@ is never blamed on a rule of an area the implementation does not declare."""
 
 from __future__ import annotations
 
+import pytest
+
+from advisor_conformance._implementation import load_target
+from advisor_conformance._plugin import check_areas
+
 from ..support.runner import SUITE, run_pytest
 
 
-def test_declining_http_under_the_streaming_area_stops_the_run_first():
-    """Declaring streaming while describe declines http is one usage error before any test, naming both."""
-    run = run_pytest(f"{SUITE}/test_elision.py", "--impl=tests.fakes.partial:StreamingWithoutHttp", "-q", "-k",
-                     "test_marker_reports_the_true_length")
-    assert run.returncode == 4 and run.report is None, run.stdout[-2000:] + run.stderr[-2000:]
-    assert "streaming" in run.stderr and "http" in run.stderr, run.stderr[-2000:]
-
-
-def test_offered_http_answered_unsupported_op_stops_the_run_first():
-    """A capability describe offers but whose probe is answered unsupported_op is one usage error before any test."""
-    run = run_pytest(f"{SUITE}/test_elision.py", "--impl=tests.fakes.partial:HttpUnanswered", "-q", "-k",
-                     "test_marker_reports_the_true_length")
-    assert run.returncode == 4 and run.report is None, run.stdout[-2000:] + run.stderr[-2000:]
-    assert "http" in run.stderr and "unsupported_op" in run.stderr, run.stderr[-2000:]
+@pytest.mark.parametrize("target, named", [("StreamingWithoutHttp", ["streaming", "http"]),
+                                           ("HttpUnanswered", ["http", "unsupported_op"])],
+                         ids=["declined-under-streaming", "offered-but-unanswered"])
+def test_a_capability_declined_under_its_area_or_not_answered_stops_the_run_first(target, named):
+    """Declaring streaming while describe declines http, or offering http when its probe is answered unsupported_op,
+    is one usage error before any test (the start-of-run check, in process), naming what is wrong."""
+    implementation = load_target(f"tests.fakes.partial:{target}")
+    with pytest.raises(pytest.UsageError) as refused:
+        check_areas(implementation)
+    assert all(word in str(refused.value) for word in named), str(refused.value)
 
 
 def test_tests_over_http_skip_naming_the_capability():
