@@ -92,6 +92,10 @@ def open_choices(op: str, params: Mapping[str, Any], answers: tuple[Any, Any],
        markers of every message on both sides (where they fall depends on the block count).
     8. The working directory of a scenario becomes ``{{work_dir}}``; an implementation that raised or answered
        outside the protocol compares as ``{"contract_error": ...}`` (the reason is open).
+    9. **The token-limit note** (handler.token-limit-note): the white space before it becomes a blank line, and an
+       empty answer's note, the token-limit note alone or after the no-content note, becomes the note alone.
+    10. **A store without a key for the slot `advisor`** (transport.cache-key-store): it may give none or mint one
+       on first use, so every cache key of such a scenario becomes ``{{store_or_fresh_key}}``.
     """
     (a, b), (da, db) = answers, descriptions
     known = set(_strings_in(params))
@@ -104,9 +108,37 @@ def open_choices(op: str, params: Mapping[str, Any], answers: tuple[Any, Any],
         if op == "scenario" and isinstance(answer, dict) and isinstance(answer.get("calls"), list):
             answer = {**answer, "calls": [_call_error_from_call(outcome) for outcome in answer["calls"]]}
         answer = _map_strings(answer, lambda text, s=strings: _text_open(text, s, files or {}, work_dir))
+        if op == "scenario" and isinstance(answer, dict):
+            answer = _scenario_open(params, answer)
         out.append(_fresh_keys(answer, known))
     origin = all(d.get("options", {}).get("args_json") == "origin" for d in descriptions)
     return out[0], out[1], origin
+
+
+_CUT_NOTE = re.compile(r"\s*\{\{token_limit_note\}\}$")
+_EMPTY_CUT_NOTE = re.compile(r"^(?:\{\{no_content_note\}\})?\s*\{\{token_limit_note\}\}$")
+
+
+def _scenario_open(params: Mapping[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    """Choices 9 and 10 of :func:`open_choices` in a scenario's answer (its declared strings already placeholders)."""
+    if isinstance(answer.get("calls"), list):
+        answer = {**answer, "calls": [_cut_note_open(outcome) for outcome in answer["calls"]]}
+    store = (params.get("runtime") or {}).get("cache_key_store") if isinstance(params, Mapping) else None
+    if isinstance(store, Mapping) and "advisor" not in store and isinstance(answer.get("provider_requests"), list):
+        answer = {**answer, "provider_requests": [
+            {**request, "prompt_cache_key": "{{store_or_fresh_key}}"}
+            if isinstance(request, dict) and isinstance(request.get("prompt_cache_key"), str) else request
+            for request in answer["provider_requests"]]}
+    return answer
+
+
+def _cut_note_open(outcome: Any) -> Any:
+    if not isinstance(outcome, dict) or not isinstance(outcome.get("result"), str):
+        return outcome
+    note = outcome["result"]
+    if _EMPTY_CUT_NOTE.match(note):
+        return {**outcome, "result": "{{token_limit_note}}"}
+    return {**outcome, "result": _CUT_NOTE.sub("\n\n{{token_limit_note}}", note)}
 
 
 def _text_open(text: str, strings: Mapping[str, str], files: Mapping[str, str], work_dir: str | None) -> str:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ._bounded import excerpt
-from ._protocol import AREA_OPERATIONS, PROBES, ContractError, schema_errors
+from ._protocol import (AREA_CAPABILITIES, AREA_OPERATIONS, CAPABILITIES, OPTION_DEFAULTS, PROBES, ContractError,
+                        capability_probe, schema_errors)
 from ._transport import InProcessTransport, SubprocessTransport, Transport
 
 BUILTIN_TARGETS = {"reference": "advisor_reference.adapter:adapter"}
@@ -27,6 +28,9 @@ class Implementation:
     target: str
     transport: Transport
     description: dict[str, Any] = field(default_factory=dict)
+    #: While a conformance test runs: refuses, as a defect of the suite, a call the test does not declare it needs
+    #: (:class:`~._needs.Needs`).
+    guard: Callable[[str, Mapping[str, Any]], None] | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:  # short: hypothesis prints it in every falsifying example
         return f"<implementation {self.name} ({self.target})>"
@@ -47,11 +51,45 @@ class Implementation:
     def areas(self) -> set[str]:
         return set(self.description.get("areas", ()))
 
-    def option(self, key: str, default: str) -> str:
-        return self.description.get("options", {}).get(key, default)
+    def option(self, key: str, default: Any = None) -> Any:
+        """A declared option's value; ``default`` (else the protocol's default, OPTION_DEFAULTS) when undeclared."""
+        return self.description.get("options", {}).get(key, OPTION_DEFAULTS.get(key) if default is None else default)
+
+    @property
+    def capabilities(self) -> set[str]:
+        """The capabilities the implementation offers: those describe declares true, and those a declared area needs
+        (AREA_CAPABILITIES) unless describe declines them."""
+        declared = self.description.get("capabilities", {})
+        implied = {capability for area in self.areas for capability in AREA_CAPABILITIES.get(area, ())}
+        return {capability for capability in CAPABILITIES if declared.get(capability, capability in implied)}
+
+    def declined_but_needed(self) -> dict[str, list[str]]:
+        """The declared areas that need a capability describe declines, each with the declined ones."""
+        declined = {name for name, offered in self.description.get("capabilities", {}).items() if offered is False}
+        return {area: [c for c in AREA_CAPABILITIES.get(area, ()) if c in declined] for area in sorted(self.areas)
+                if declined & set(AREA_CAPABILITIES.get(area, ()))}
+
+    def missing_capabilities(self) -> list[str]:
+        """The offered capabilities whose probe (:func:`~._protocol.capability_probe`) is answered unsupported_op, as a
+        whole or for its one call (any other answer, even a wrong one, is left to the tests)."""
+        from ._loopback import refused_url
+
+        missing = []
+        for capability in sorted(self.capabilities):
+            op, params = capability_probe(capability, refused_url())
+            try:
+                answer = self.transport.call(op, params)
+            except ContractError:
+                continue
+            if _unsupported(answer) or (isinstance(answer, dict) and isinstance(answer.get("calls"), list)
+                                        and any(_unsupported(outcome) for outcome in answer["calls"])):
+                missing.append(capability)
+        return missing
 
     def call(self, op: str, params: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
         """Send one operation; the answer is checked against the operation's result schema."""
+        if self.guard is not None:
+            self.guard(op, params)
         answer = self.transport.call(op, params, **kwargs)
         problems = schema_errors(f"{op}.result", answer)
         if problems:
@@ -81,11 +119,16 @@ class Implementation:
                 answer = self.transport.call(op, PROBES[op])
             except ContractError:
                 continue  # it answered, badly: the tests will say how
-            if isinstance(answer, dict) and isinstance(answer.get("error"), dict) \
-                    and answer["error"].get("code") == "unsupported_op":
+            if _unsupported(answer):
                 missing.add(op)
         return {area: [op for op in AREA_OPERATIONS.get(area, ()) if op in missing] for area in sorted(self.areas)
                 if missing & set(AREA_OPERATIONS.get(area, ()))}
+
+
+def _unsupported(answer: Any) -> bool:
+    """Whether an answer is the error unsupported_op."""
+    return isinstance(answer, dict) and isinstance(answer.get("error"), dict) \
+        and answer["error"].get("code") == "unsupported_op"
 
 
 def importable_from(directory: str) -> None:

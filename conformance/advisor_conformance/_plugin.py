@@ -4,7 +4,8 @@ Registered by the thin entry-point module (``_advisor_conformance_pytestplugin``
 only when a run names an implementation. It loads the implementation once
 per session, prints it in the report header, checks that every conformance
 test names its rules, skips the tests of areas the implementation does not
-declare, applies the expected failures of an xfails file, and tallies
+declare or whose needs (capabilities, options: :mod:`._needs`) it does not meet, applies the expected failures of an
+xfails file, and tallies
 outcomes per rule (``--rule-summary`` prints the table, ``--rule-report FILE``
 writes it as JSON).
 """
@@ -26,7 +27,8 @@ from . import _collect, _markers, _terminal, _xfails
 from ._cli.run import RUN_INI
 from ._implementation import Implementation, TargetError, load_target
 from ._paths import TESTS_DIR
-from ._protocol import AREA_OPERATIONS
+from . import _needs
+from ._protocol import AREA_OPERATIONS, CAPABILITIES
 from ._reporting import RuleTally, get_property, put_property
 from .catalogue import load_catalogue
 from .checks import RuleViolation
@@ -75,6 +77,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     origin = origin_of(config, target, source)
     _markers.check_expression(config)
+    config.addinivalue_line("markers", _needs.MARKER)
     timeout = config.getoption("harness_timeout") or float(config.getini("conformance_harness_timeout"))
     try:
         implementation = load_target(target, harness_timeout=timeout, cwd=str(config.invocation_params.dir),
@@ -123,13 +126,30 @@ def check_areas(implementation: Implementation) -> None:
         raise pytest.UsageError(
             f"{implementation.name} declares the unknown area(s) {', '.join(unknown)}; the areas are: "
             f"{', '.join(catalogue.areas)}")
-    missing = implementation.missing_operations()
-    if missing:
-        lines = [f"  {area} needs {', '.join(AREA_OPERATIONS[area])}; {', '.join(ops)} answered unsupported_op"
-                 for area, ops in missing.items()]
-        raise pytest.UsageError(
-            f"{implementation.name} declares areas whose operations it does not answer (declare only the areas it "
-            "implements, or add the operations):\n" + "\n".join(lines))
+    _refuse(f"{implementation.name} declares areas whose operations it does not answer (declare only the areas it "
+            "implements, or add the operations)",
+            [f"{area} needs {', '.join(AREA_OPERATIONS[area])}; {', '.join(ops)} answered unsupported_op"
+             for area, ops in implementation.missing_operations().items()])
+    check_capabilities(implementation)
+
+
+def check_capabilities(implementation: Implementation) -> None:
+    """Refuse, before any test runs, a declared area whose capability describe declines (streaming without http), and
+    an offered capability whose probe is answered unsupported_op."""
+    _refuse(f"{implementation.name} declares areas whose capabilities its describe declines (leave the area out, or "
+            "offer the capability)",
+            [f"{area} needs the capability {', '.join(names)} ({'; '.join(CAPABILITIES[n] for n in names)})"
+             for area, names in implementation.declined_but_needed().items()])
+    _refuse(f"{implementation.name} offers capabilities it does not answer (declare them false in describe's "
+            "capabilities, and leave out the areas that need them)",
+            [f"{name} ({CAPABILITIES[name]}): the probe was answered unsupported_op"
+             for name in implementation.missing_capabilities()])
+
+
+def _refuse(what: str, problems: list[str]) -> None:
+    """A usage error saying ``what``, one line per problem, when there are any."""
+    if problems:
+        raise pytest.UsageError(what + ":\n" + "\n".join(f"  {line}" for line in problems))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -149,7 +169,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     lines = [
         f"advisor-conformance {__version__}, catalogue {catalogue}: implementation under test: {d['name']} "
         f"{d['version']} ({d['language']}), from {config.stash[ORIGIN]}",
-        f"advisor-conformance: declared areas: {', '.join(d.get('areas', [])) or '(none)'}",
+        f"advisor-conformance: declared areas: {', '.join(d.get('areas', [])) or '(none)'}; capabilities: "
+        f"{', '.join(sorted(implementation.capabilities)) or '(none)'}",
     ]
     if d.get("catalogue") and d["catalogue"] != catalogue:
         lines.append(f"advisor-conformance: {d['name']} was last checked against catalogue {d['catalogue']}; the rules "
@@ -198,8 +219,10 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         # A failure may be blamed on a rule the test does not carry: a precondition the test relies on (the
         # request for guidance at the end of the final message, say) checked under that rule's own name. Several
         # explicit examples failing at once (an exception group) are blamed on the rules of each of them.
-        catalogue = load_catalogue()
-        blamed = [rule for violation in violations for rule in violation.rules if rule in catalogue]
+        # A rule of an area the implementation does not declare is never blamed: the test's own rules are.
+        catalogue, declared = load_catalogue(), item.config.stash[IMPLEMENTATION].areas
+        blamed = [rule for violation in violations for rule in violation.rules
+                  if rule in catalogue and catalogue[rule].area in declared]
         failed_rules = list(dict.fromkeys(blamed)) or rules
         put_property(report, "failed_rules", failed_rules)
         checked = {rule for rule in violations[0].checked if rule in rules}
@@ -282,10 +305,11 @@ def apply_xfails(config: pytest.Config, items: list[pytest.Item]) -> None:
 
 
 def check_rules(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Every conformance test names catalogue rules; tests of undeclared areas are skipped."""
+    """Every conformance test names catalogue rules and known needs; a test whose needs (the areas of its rules, its
+    ``needs`` markers: :mod:`._needs`) the implementation does not declare is skipped, naming what is missing."""
     implementation = config.stash[IMPLEMENTATION]
     catalogue = load_catalogue()
-    unnamed, unknown = [], []
+    unnamed, unknown, needs = [], [], []
     for item in items:
         if not is_conformance_item(item):
             continue
@@ -294,16 +318,25 @@ def check_rules(config: pytest.Config, items: list[pytest.Item]) -> None:
             unnamed.append(item.nodeid)
         unknown.extend(f"{item.nodeid}: {rule_id!r}" for rule_id in ids if rule_id not in catalogue)
         put_property(item, "rules", ids)
-        missing_areas = sorted({rule_id.split(".")[0] for rule_id in ids} - implementation.areas)
-        if missing_areas:
-            item.add_marker(
-                pytest.mark.skip(
-                    reason=f"{implementation.name} does not declare the area(s) {', '.join(missing_areas)}"
-                )
-            )
-    if unnamed or unknown:
+        # what the test needs (its rules' areas, its needs markers) and the implementation does not declare: a skip
+        needs.extend(f"{item.nodeid}: {name}" for name in _needs.skip_unmet(item, ids, implementation))
+    if unnamed or unknown or needs:
         lines = [f"  no rule marker: {nodeid}" for nodeid in unnamed] + [f"  unknown rule: {u}" for u in unknown]
-        raise pytest.UsageError("conformance tests must name catalogue rules:\n" + "\n".join(lines))
+        lines += [f"  unknown need: {need}" for need in needs]
+        raise pytest.UsageError("conformance tests must name catalogue rules and known needs:\n" + "\n".join(lines))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """While a conformance test runs, the implementation refuses a call the test does not declare it needs."""
+    implementation = item.config.stash.get(IMPLEMENTATION, None)
+    if implementation is None or not is_conformance_item(item):
+        return (yield)
+    implementation.guard = _needs.guard(item)
+    try:
+        return (yield)
+    finally:
+        implementation.guard = None
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

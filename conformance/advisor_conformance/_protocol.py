@@ -6,7 +6,7 @@ returns one JSON object; a failure the spec calls an error is answered as
 ``{"error": {"code": ..., "message": ..., "at": ...}}``, never raised. The
 operations and their JSON Schemas are in ``schema/protocol-v1.json``:
 
-``describe``         ``{}`` → name, version, language, protocol, areas, declared strings, options.
+``describe``         ``{}`` → name, version, language, protocol, areas, declared strings, options, capabilities.
 ``shape``            a snapshot, a question and loaded files → the messages of the advisor request.
 ``tool_definition``  ``{}`` → the advisor tool as offered to the model (name, description, input schema).
 ``scenario``         a runtime, a working directory and a script of calls (main or child agent, turn,
@@ -72,6 +72,32 @@ PROBES: dict[str, dict[str, Any]] = {
         "max_tokens": 1024, "reasoning": None, "stream": False, "prompt_cache_key": "k", "transport_session": None,
         "parent_session": None, "advisor_cache_profile": False}},
 }
+
+
+#: The options describe may declare (``options``), each with the value an implementation that declares nothing has.
+OPTION_DEFAULTS: dict[str, Any] = {"args_json": "semantic", "confinement": False}
+
+#: The optional capabilities describe may declare (``capabilities``: each true, offered, or false, declined), with
+#: what each is. A test that needs one (a ``needs`` marker, :mod:`._needs`) is skipped when it is not offered.
+CAPABILITIES: dict[str, str] = {
+    "http": "black-box HTTP: scenario with runtime.http_provider makes real HTTP calls to its base_url and reads the "
+            "providers' answers, plain and streamed",
+}
+
+#: The capabilities the tests of an area need: declaring the area offers them unless describe declines them, and
+#: declining one that a declared area needs stops the run before any test (every test of streaming goes over HTTP).
+AREA_CAPABILITIES: dict[str, tuple[str, ...]] = {"streaming": ("http",)}
+
+
+def capability_probe(capability: str, refused_url: str) -> tuple[str, dict[str, Any]]:
+    """A small call that needs ``capability``: an implementation without it answers unsupported_op; one with it
+    answers anything else. The http probe sends one call to ``refused_url``, a loopback address where nothing
+    listens, so an implementation with an HTTP client fails that call at once (a provider_error)."""
+    if capability != "http":
+        raise KeyError(capability)
+    call = {**PROBES["scenario"]["steps"][0]["call"], "provider": []}
+    return "scenario", {"runtime": {"http_provider": {"kind": "openai", "base_url": refused_url, "timeout_ms": 2000}},
+                        "steps": [{"call": call}]}
 
 
 class ContractError(Exception):

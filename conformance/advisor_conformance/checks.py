@@ -114,14 +114,3 @@ def _tool_structure(answer: Any) -> list[str]:
             return ["request.no-tools"]
     return []
 
-
-def needs_operation(impl: Any, op: str) -> None:
-    """Skip the calling test unless one of the areas the implementation declares names ``op`` (AREA_OPERATIONS): a
-    test that reaches through another area's operation (a dedupe through the workspace, the wire over HTTP) runs
-    only for an implementation that answers it."""
-    import pytest
-
-    from ._protocol import AREA_OPERATIONS
-
-    if not any(op in AREA_OPERATIONS.get(area, ()) for area in impl.areas):
-        pytest.skip(f"{impl.name} declares no area whose tests call {op!r}")

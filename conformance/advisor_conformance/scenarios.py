@@ -8,14 +8,15 @@ and :func:`refused_url` is an address where nothing listens.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._loopback import Reply, expected_answers, recorded_answer, refused_url
 from .checks import answer_of, check, violation
 
 __all__ = [
-    "SNAPSHOT", "Reply", "budget_note", "call", "check_cap_holds", "check_use_kept", "declared", "error_of", "expected_answers", "failure", "mentions",
+    "SNAPSHOT", "Reply", "budget_note", "call", "check_cap_holds", "check_use_kept", "declared", "error_of", "expected_answers", "failure", "mentions", "note_pattern",
     "recorded_answer", "refused_url", "reply", "requests_of", "result_of", "run", "scenario",
 ]
 from ._implementation import Implementation
@@ -151,6 +152,19 @@ def budget_note(strings: Mapping[str, str], used: int, limit: int, rules: str | 
     """The declared budget-spent note for ``used``/``limit``."""
     template = declared(strings, "budget_spent", rules)
     return template.replace("{used}", str(used)).replace("{max}", str(limit))
+
+
+def note_pattern(strings: Mapping[str, str], parts: Sequence[str], cut: bool) -> re.Pattern[str]:
+    """The notes the handler rules allow for an answer of ``parts`` (white space between them allowed; no parts: an
+    empty answer), stopped on the token limit (``cut``) or not: the trimmed answer, then, when cut, white space and
+    the declared token-limit note (no sentence fixes the separator; the reference writes a blank line). An empty
+    answer is the no-content note; cut, it is the token-limit note alone or after the no-content note (clar. §8's
+    steps read in either order). Match it whole (``fullmatch``)."""
+    limit = r"\s*" + re.escape(declared(strings, "token_limit_note", "handler.token-limit-note")) if cut else ""
+    if parts:
+        return re.compile(r"\s*".join(re.escape(part) for part in parts) + limit)
+    no_content = re.escape(declared(strings, "no_content_note", "handler.empty-answer-note"))
+    return re.compile(f"(?:{no_content})?{limit}" if cut else no_content)
 
 
 def declared(strings: Mapping[str, str], name: str, rules: str | Iterable[str]) -> str:

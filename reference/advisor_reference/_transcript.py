@@ -108,9 +108,10 @@ def _string(raw: Mapping[str, Any], key: str, at: str, *, required: bool = False
 def parse_message(raw: Any, at: str, *, open_roles: bool = False) -> Message:
     """Parse one message; ``at`` is its path for error messages (``transcript[3]``).
 
-    A role outside system, user, assistant and tool is refused, naming the field: the reference's choice, since
-    a provider would refuse such a message anyway. With ``open_roles`` it is kept with its role and content,
-    as the origin's flattening passes it through (clarifications §10).
+    A role outside system, user, assistant and tool is refused, naming the field, and so are tool calls on a message
+    that is not an assistant's: the reference's choice, since a provider would refuse such a message anyway. With
+    ``open_roles`` (the origin's model: roles are open strings, clarifications §10) any role is kept with its role and
+    content, and any role may carry tool calls (clarifications §1 says only that assistant messages may).
     """
     if not isinstance(raw, Mapping):
         raise AdvisorInputError(f"must be an object, got {_type_name(raw)}", at=at)
@@ -126,7 +127,7 @@ def parse_message(raw: Any, at: str, *, open_roles: bool = False) -> Message:
 
     tool_calls: tuple[ToolCall, ...] = ()
     if "tool_calls" in raw and raw["tool_calls"] is not None:
-        if role != "assistant":
+        if role != "assistant" and not open_roles:  # the reference's choice (rule: transcript.malformed-rejected)
             raise AdvisorInputError(f"only assistant messages carry tool calls, this is {role!r}", at=f"{at}.tool_calls")
         tool_calls = _parse_tool_calls(raw["tool_calls"], f"{at}.tool_calls")
 

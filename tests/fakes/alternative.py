@@ -16,7 +16,14 @@ What it does differently, each within what the spec and the clarifications allow
   non-ASCII escaped (option ``args_json: semantic``); confinement is not offered;
 * unknown transcript fields are tolerated (ignored), and a message of an unknown role passes through with its
   role and content, as the origin does;
-* fresh cache keys come from uuid4 (still 32 lower-case hex digits);
+* tool calls on a message that is not an assistant's are passed through, not refused: a user or system message
+  renders them as tool-call lines after its content (as an assistant message does), a tool message and a message of
+  an unknown role ignore them (as the origin's flattening passes such a message through);
+* the note: the answer trimmed, then the token-limit note appended after one newline, then the empty check on the
+  result (the origin's order): an empty answer cut at the token limit is the token-limit note alone;
+* fresh cache keys come from uuid4 (still 32 lower-case hex digits); a store that holds no key for the slot
+  `advisor` (`cache_key_store: {}`) mints one on first use and gives it to every handler (a store given an empty key
+  still gives none);
 * every error message is worded differently, file errors carry the absolute host path, provider errors keep the
   status and the body excerpt in other words;
 * the tool's description and property descriptions are other texts, with no maxItems;
@@ -33,7 +40,8 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from advisor_reference import REFERENCE_STRINGS, AdvisorRuntime, RenderedMessage, RequestBuilder
+from advisor_reference import (REFERENCE_STRINGS, AdvisorHandler, AdvisorRuntime, RenderedMessage, RequestBuilder,
+                                trim_space)
 from advisor_reference.adapter import ReferenceAdapter
 from advisor_reference.wire import WIRES, HttpProvider, HttpRequest
 
@@ -57,6 +65,12 @@ THINKING = {"minimal": 1024, "low": 1536, "medium": 4000, "high": 12000}
 
 
 class _Builder(RequestBuilder):
+    def flatten_message(self, message):
+        if message.tool_calls and message.role in ("user", "system"):  # its calls as lines, as an assistant's
+            lines = [self.render_tool_call(call) for call in message.tool_calls]
+            return RenderedMessage(message.role, "\n".join([message.content, *lines] if message.content else lines))
+        return super().flatten_message(message)  # a tool message or an unknown role: its calls are ignored
+
     def deduped_block(self, path):
         return (f"File: {path} {self.strings.deduped_file_notice}\n",)
 
@@ -66,12 +80,25 @@ class _Builder(RequestBuilder):
         return json.dumps(arguments, ensure_ascii=True)
 
 
+class _Handler(AdvisorHandler):
+    def note(self, answer):
+        note = trim_space(answer.text)
+        if answer.finish_reason == "length":
+            note = f"{note}\n{self.runtime.strings.token_limit_note}" if note else self.runtime.strings.token_limit_note
+        return note or self.runtime.strings.no_content_note
+
+
 class _Runtime(AdvisorRuntime):
+    handler_class = _Handler
+
     def new_handler(self, agent_id=None):
         handler = super().new_handler(agent_id)
-        stored = self.cache_keys.key("advisor") if self.cache_keys is not None else ""
-        if not stored:
-            handler.cache_key = uuid.uuid4().hex
+        store = self.cache_keys
+        if store is not None and "advisor" not in store._keys:  # a store that mints the slot's key on first use
+            with store._lock:
+                store._keys.setdefault("advisor", uuid.uuid4().hex)
+        stored = store.key("advisor") if store is not None else ""
+        handler.cache_key = stored or uuid.uuid4().hex
         return handler
 
 
@@ -194,6 +221,23 @@ def _tolerant_step(step: Any) -> Any:
     if isinstance(step.get("concurrent"), list):
         return {**step, "concurrent": [_tolerant_step({"call": call})["call"] for call in step["concurrent"]]}
     return step
+
+
+class WithoutHttp(AlternativeAdapter):
+    """The alternative without an HTTP client, declining black-box HTTP as such an implementation does without a word
+    of the protocol's capabilities: describe declares neither wire nor streaming (and no capabilities), and scenario
+    answers unsupported_op when runtime.http_provider is set."""
+
+    def describe(self, params=None):
+        described = super().describe(params)
+        return {**described, "areas": [area for area in described["areas"] if area not in ("wire", "streaming")]}
+
+    def scenario(self, params):
+        if isinstance(params, Mapping) and isinstance(params.get("runtime"), Mapping) \
+                and params["runtime"].get("http_provider") is not None:
+            return {"error": {"code": "unsupported_op", "message": "no HTTP client: runtime.http_provider is not "
+                                                                   "supported"}}
+        return super().scenario(params)
 
 
 adapter = AlternativeAdapter()

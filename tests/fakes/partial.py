@@ -45,3 +45,49 @@ class OperationsOnly(ReferenceAdapter):
 
     def describe(self, params=None):
         return {**super().describe(params or {}), "areas": self.areas}
+
+
+def _without(areas, *left_out):
+    return [area for area in areas if area not in left_out]
+
+
+class StreamingWithoutHttp(ReferenceAdapter):
+    """Declares every area, streaming included, but declines the capability its tests need (http)."""
+
+    name = "partial-advisor"
+
+    def describe(self, params=None):
+        return {**super().describe(params or {}), "capabilities": {"http": False}}
+
+
+class HttpUnanswered(ReferenceAdapter):
+    """Offers http (declared true) without streaming, but its scenario answers unsupported_op to runtime.http_provider."""
+
+    name = "partial-advisor"
+
+    def describe(self, params=None):
+        answer = super().describe(params or {})
+        return {**answer, "areas": _without(answer["areas"], "streaming"), "capabilities": {"http": True}}
+
+    def scenario(self, params):
+        if isinstance(params, dict) and (params.get("runtime") or {}).get("http_provider"):
+            return {"error": {"code": "unsupported_op", "message": "no HTTP client"}}
+        return super().scenario(params)
+
+
+class HttpWithoutStreamingAlwaysStreams(ReferenceAdapter):
+    """Offers http without declaring streaming, and streams every call (the broken AlwaysStreams): a handler test over
+    HTTP fails, and its failure is blamed on the handler's rule, never on a streaming rule, an area it does not
+    declare."""
+
+    name = "partial-advisor"
+
+    def __init__(self):
+        from .broken.wire import AlwaysStreams
+
+        super().__init__()
+        self.http_provider_class = AlwaysStreams.http_provider_class
+
+    def describe(self, params=None):
+        answer = super().describe(params or {})
+        return {**answer, "areas": _without(answer["areas"], "streaming", "wire"), "capabilities": {"http": True}}

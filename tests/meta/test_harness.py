@@ -14,7 +14,7 @@ import time
 import pytest
 
 from advisor_conformance import ContractError
-from advisor_conformance._protocol import AREA_OPERATIONS
+from advisor_conformance._protocol import AREA_OPERATIONS, CAPABILITIES
 from advisor_conformance._transport import SubprocessTransport
 
 from ..support.runner import ROOT, SUITE, run_pytest
@@ -23,8 +23,9 @@ FAULTY = f"cmd:{sys.executable} tests/fakes/faulty_harness.py"
 # A handful of quick tests from several areas, in a fixed order.
 SELECTION = [f"{SUITE}/test_elision.py", "-k", "strings_up_to or strings_over or marker_reports", "-p",
              "no:randomly"]
-# Before any test the suite sends one probe per operation the declared areas need (the reference declares them all).
-PROBES = len({op for ops in AREA_OPERATIONS.values() for op in ops})
+# Before any test the suite sends one probe per operation the declared areas need (the reference declares them all),
+# and one per capability they offer.
+PROBES = len({op for ops in AREA_OPERATIONS.values() for op in ops}) + len(CAPABILITIES)
 
 
 @pytest.mark.slow

@@ -99,10 +99,10 @@ def test_the_same_seed_finds_the_same_divergence(reference):
     assert first.divergence.input == second.divergence.input
 
 
-@pytest.mark.parametrize("op", ["shape", "encode"])
+@pytest.mark.parametrize("op", ["shape", "encode", "scenario"])
 def test_the_alternative_diverges_from_the_reference_only_in_open_choices(reference, op):
-    """The alternative (every open choice made differently) answers every drawn shape and encode input as the
-    reference does, modulo what is open."""
+    """The alternative (every open choice made differently) answers every drawn shape, encode and scenario input as
+    the reference does, modulo what is open."""
     outcome = _diff.search(op, (reference, implementation(AlternativeAdapter())), examples=60)
     assert outcome.divergence is None, outcome.divergence and outcome.divergence.parts()
 
@@ -169,6 +169,30 @@ def test_fresh_keys_compare_by_where_they_repeat():
     given = {"runtime": {"cache_key_store": {"advisor": KEY_1}}}
     assert paths("scenario", requests(KEY_1), requests(KEY_2), given) == ["answer.provider_requests[0]"
                                                                           ".prompt_cache_key"]
+
+
+def _call(result: str, key: str) -> dict:
+    return {"calls": [{"result": result}], "tools": [], "provider_requests": [{"call": 0, "prompt_cache_key": key}]}
+
+
+def test_token_limit_notes_compare_whatever_their_separator_and_order():
+    """The white space before the token-limit note is open, and so is an empty cut answer's note: the token-limit
+    note alone or after the no-content note; the answer before the note is not."""
+    strings = {"no_content_note": "(nothing)", "token_limit_note": "[cut]"}
+    described = {"strings": strings}
+    for a, b in [("Use a lock.\n\n[cut]", "Use a lock. [cut]"), ("(nothing)\n\n[cut]", "[cut]")]:
+        assert paths("scenario", _call(a, "k"), _call(b, "k"), {"runtime": {}}, first=described,
+                     second=described) == []
+    assert paths("scenario", _call("Use a lock.\n\n[cut]", "k"), _call("Use a lock!\n[cut]", "k"), {"runtime": {}},
+                 first=described, second=described) == ["answer.calls[0].result"]
+
+
+def test_keys_of_a_store_without_an_advisor_key_compare_as_open():
+    """A store without the slot `advisor` may give no key or mint one: its keys are open; with the slot they are
+    not."""
+    assert paths("scenario", _call("ok", KEY_1), _call("ok", "minted"), {"runtime": {"cache_key_store": {}}}) == []
+    assert paths("scenario", _call("ok", "k-1"), _call("ok", "minted"),
+                 {"runtime": {"cache_key_store": {"advisor": "k-1"}}}) == ["answer.provider_requests[0].prompt_cache_key"]
 
 
 def test_errors_compare_by_code_and_field():

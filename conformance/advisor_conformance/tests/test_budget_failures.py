@@ -146,6 +146,7 @@ def _http_runtime(lb, kind):
 
 @pytest.mark.rule(id="budget.no-provider-call")
 @pytest.mark.rule(id="budget.exhausted-result")
+@pytest.mark.needs(capabilities=["http"])
 @pytest.mark.parametrize("kind", ["refused", "timeout", "stream-cut", "http-503"])
 def test_use_of_a_failed_http_call_stays_spent(impl, lb, strings, kind):
     """With a cap of 1 spent by a call that failed over HTTP (a refused connection, a timeout, a stream cut before its

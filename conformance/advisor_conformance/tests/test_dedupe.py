@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
-from advisor_conformance.checks import check, needs_operation
+from advisor_conformance.checks import check
 from advisor_conformance.scenarios import call, requests_of, result_of, run, scenario
 from advisor_conformance.shaping import (
     Deduped,
@@ -213,11 +213,11 @@ def _live_snapshot(read=None):
 
 
 @pytest.mark.rule(id="dedupe.full-read-match")
+@pytest.mark.needs(operations=["scenario"])  # the files are loaded from a workspace by a call
 @pytest.mark.parametrize("spelling", ["./cmd/main.go", "cmd/../cmd/main.go", "cmd//main.go", "{work}/cmd/main.go"],
                          ids=["dot-slash", "dot-dot", "double-slash", "absolute"])
 def test_file_is_matched_by_its_display_path_however_it_is_spelt(impl, strings, spelling):
     """A caller's path spelt otherwise is deduped against the full read of its display path."""
-    needs_operation(impl, "scenario")
     shown = {"files": [spelling], "work_dir": "{work}"}
     finals = []
     with workspace({PATH: {"text": CONTENT.decode()}}) as work:

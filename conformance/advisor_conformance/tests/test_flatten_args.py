@@ -86,12 +86,12 @@ def test_elided_arguments_parse_back_to_the_capped_ones(impl, arguments):
 # -- flatten.args-json-origin-encoding ----------------------------------------------------------------------------
 
 
-def _requires_origin_encoding(impl):
-    if impl.option("args_json", "semantic") != "origin":
-        pytest.skip(f"{impl.name} declares args_json={impl.option('args_json', 'semantic')}, not the origin encoding")
+#: The tests of the origin encoding need it declared.
+ORIGIN_ENCODING = pytest.mark.needs(options={"args_json": "origin"})
 
 
 @pytest.mark.rule(id="flatten.args-json-origin-encoding")
+@ORIGIN_ENCODING
 @pytest.mark.parametrize(
     "arguments, expected",
     [
@@ -114,7 +114,6 @@ def _requires_origin_encoding(impl):
 )
 def test_origin_encoding_bytes(impl, arguments, expected):
     """With the origin encoding declared, <args-json> is byte-for-byte Go's encoding of the decoded arguments."""
-    _requires_origin_encoding(impl)
     _elision_control(impl, arguments)
     text, _ = rendered_arguments(impl, arguments, "flatten.args-json-origin-encoding")
     check_equal(text, expected, "flatten.args-json-origin-encoding", "the <args-json> is not the origin's encoding",
@@ -122,10 +121,10 @@ def test_origin_encoding_bytes(impl, arguments, expected):
 
 
 @pytest.mark.rule(id="flatten.args-json-origin-encoding")
+@ORIGIN_ENCODING
 @given(arguments=s.arguments())
 def test_origin_encoding_is_compact_sorted_and_escaped(impl, arguments):
     """With the origin encoding declared, <args-json> is compact, key-sorted and free of raw <, >, &, U+2028, U+2029."""
-    _requires_origin_encoding(impl)
     text, parsed = rendered_arguments(impl, arguments, "flatten.args-json-origin-encoding")
     for char in "<>&\u2028\u2029":
         check(char not in text, "flatten.args-json-origin-encoding", f"{char!r} is not escaped", input=arguments,

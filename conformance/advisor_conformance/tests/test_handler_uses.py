@@ -80,6 +80,7 @@ HTTP_FAILURES = {
 
 
 @pytest.mark.rule(id="handler.failure-consumes-use")
+@pytest.mark.needs(capabilities=["http"])
 @pytest.mark.parametrize("kind", list(HTTP_FAILURES))
 def test_failure_over_http_consumes_the_use(impl, lb, strings, kind):
     """A call that fails over HTTP (an error status, a cut stream, an error in the stream, a refused connection)

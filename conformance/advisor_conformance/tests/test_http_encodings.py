@@ -29,6 +29,9 @@ from .test_streaming import _run
 from .test_streaming_answers import (anthropic_message, anthropic_stream, chat_completion, chat_stream,
                                      responses_answer, responses_stream)
 
+#: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
+pytestmark = pytest.mark.needs(capabilities=["http"])
+
 CODINGS = {
     "gzip": lambda data: gzip.compress(data, mtime=0),
     "deflate": zlib.compress,  # RFC 9110: deflate is the zlib format

@@ -25,6 +25,9 @@ from .test_streaming import _run
 from .test_streaming_answers import (anthropic_message, anthropic_stream, chat_completion, chat_stream, read,
                                      responses_answer, responses_stream)
 
+#: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
+pytestmark = pytest.mark.needs(capabilities=["http"])
+
 TOKEN = "quota-exceeded-for-model-x7"
 #: Words with single spaces between them: an excerpt of the body shows them as they are.
 WORDS = "quota exceeded for model x7"

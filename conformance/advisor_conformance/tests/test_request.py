@@ -12,7 +12,7 @@ import pytest
 
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
-from advisor_conformance.checks import answer_of, check, check_equal, violation, needs_operation
+from advisor_conformance.checks import answer_of, check, check_equal, violation
 from advisor_conformance.scenarios import call, requests_of, run, scenario
 from advisor_conformance.shaping import (
     body, check_segments, file_param, files_part, final, params, shape,
@@ -188,9 +188,9 @@ def _no_tool_structure_survives(impl, transcript):
 
 
 @pytest.mark.rule(id="request.no-tools")
+@pytest.mark.needs(operations=["scenario"])  # the provider request of a call
 def test_provider_request_carries_no_tool_definitions(impl):
     """The provider request of a call whose snapshot holds tool calls and results carries no tool definitions."""
-    needs_operation(impl, "scenario")
     snapshot = [{"role": "user", "content": "go"}, {"role": "assistant", "content": "", "tool_calls": [CALL]}, RESULT,
                 {"role": "assistant", "content": "", "tool_calls": [ADVISOR_CALL]}]
     request = scenario([{"call": call(input={"question": "ok?"}, snapshot=snapshot)}])

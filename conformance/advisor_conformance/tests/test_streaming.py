@@ -15,6 +15,9 @@ from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import (Reply, call, check_use_kept, error_of, expected_answers, result_of, run,
                                            scenario)
 
+#: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
+pytestmark = pytest.mark.needs(capabilities=["http"])
+
 ANSWERS = expected_answers()
 PROVIDERS = ["anthropic", "openai", "codex"]
 JSON_ANSWER = {"anthropic": "anthropic-message.json", "openai": "openai-completion.json", "codex": "codex-response.json"}

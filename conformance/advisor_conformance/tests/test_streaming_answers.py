@@ -11,15 +11,17 @@ the handler composes it right.
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
-from advisor_conformance.checks import check, check_equal
-from advisor_conformance.scenarios import Reply, call, declared, error_of, reply, result_of, run, scenario
-from advisor_conformance.shaping import check_segments
+from advisor_conformance.checks import check, check_equal, violation
+from advisor_conformance.scenarios import (Reply, call, declared, error_of, note_pattern, reply, result_of, run,
+                                           scenario)
 
 from .test_streaming import ANSWERS, _run
+
+#: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
+pytestmark = pytest.mark.needs(capabilities=["http"])
 
 TEXT = "Check the float64 rounding in refill()."
 MORE = "Then keep tokens as integer nanoseconds."
@@ -166,12 +168,12 @@ def _note_control(impl, strings, empty, cut):
     rules = ["handler.empty-answer-note" if empty else "handler.note-trimmed"] + (["handler.token-limit-note"] if cut
                                                                                  else [])
     note = result_of(run(impl, params, rules), 0, rules, params)
-    segments = [(declared(strings, "no_content_note", rules[0]), rules[0]) if empty else (answer, rules[0])]
-    if cut:
-        segments += [("\n\n", "handler.token-limit-note"),
-                      (declared(strings, "token_limit_note", "handler.token-limit-note"), "handler.token-limit-note")]
-    check_segments(note, segments, strings, "a scripted answer did not become the note the handler rules make of it",
-                   input=params)
+    if note_pattern(strings, [] if empty else [answer], cut).fullmatch(note):
+        return
+    limit = declared(strings, "token_limit_note", "handler.token-limit-note")
+    blamed = "handler.token-limit-note" if cut and not note.endswith(limit) else rules[0]
+    raise violation(blamed, "a scripted answer did not become a note the handler rules make of it", input=params,
+                    actual=note)
 
 
 def read(impl, lb, strings, provider, answered, parts, cut, rule, reasoning=None):
@@ -183,12 +185,8 @@ def read(impl, lb, strings, provider, answered, parts, cut, rule, reasoning=None
     shown = {"scenario": params, "answered": answered.body[:4000]}
     note = result_of(answer, 0, rule, shown)
     limit = "\n\n" + declared(strings, "token_limit_note", "handler.token-limit-note") if cut else ""
-    if parts:
-        expected = "".join(parts) + limit
-        ok = re.fullmatch(r"\s*".join(map(re.escape, parts)) + re.escape(limit), note) is not None
-    else:
-        expected = declared(strings, "no_content_note", "handler.empty-answer-note") + limit
-        ok = note == expected
+    expected = ("".join(parts) or declared(strings, "no_content_note", "handler.empty-answer-note")) + limit
+    ok = note_pattern(strings, parts, cut).fullmatch(note) is not None
     check(ok, rule, f"the {provider} answer was not read to its text" + (" and its token-limit stop" if cut else ""),
           input=shown, expected=expected, actual=note)
 

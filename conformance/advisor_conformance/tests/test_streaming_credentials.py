@@ -22,6 +22,9 @@ from advisor_conformance.scenarios import Reply, call, refused_url, scenario
 from .test_streaming import PROVIDERS
 from .test_wire_decoding import AFTER_FIRST_DELTA, TEXT, _stream, _with_event
 
+#: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
+pytestmark = pytest.mark.needs(capabilities=["http"])
+
 RULE = "streaming.failure-no-credentials"
 #: The API key each scenario sends (32 characters, no prefix shared with anything else in the exchange).
 KEY = "k7Q2vN9xL4pR8mT1wY6zB3cD5fG0hJ2a"

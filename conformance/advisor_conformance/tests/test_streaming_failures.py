@@ -15,6 +15,9 @@ from advisor_conformance.scenarios import Reply, check_use_kept, error_of, recor
 from .test_streaming import PROVIDERS, STREAM_ANSWER, STREAM_REQUIRED, _run
 from .test_streaming_answers import _event, anthropic_stream, chat_stream, read, responses_stream
 
+#: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
+pytestmark = pytest.mark.needs(capabilities=["http"])
+
 @pytest.mark.rule(id="streaming.final-event-required")
 @pytest.mark.parametrize("provider", PROVIDERS)
 def test_stream_cut_before_its_final_event_fails(impl, lb, strings, provider):

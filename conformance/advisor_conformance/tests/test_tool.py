@@ -22,7 +22,8 @@ def _definition(impl):
 
 @pytest.mark.rule(id="tool.definition")
 def test_tool_definition(impl):
-    """The tool is `advisor` with optional string `question` and string-array `files`, nothing required, nothing else."""
+    """The tool is `advisor` with optional string `question` and string-array `files`, nothing required, no other
+    property (whether the schema also refuses keys it does not name is open: unknown keys are ignored at run time)."""
     definition = _definition(impl)
     schema = definition["input_schema"]
     check_equal(definition["name"], "advisor", "tool.definition", "the tool is not named advisor", actual=definition)
@@ -36,10 +37,6 @@ def test_tool_definition(impl):
     check(properties["files"].get("type") == "array" and properties["files"].get("items", {}).get("type") == "string",
           "tool.definition", "files is not an array of strings", answer=definition)
     check(not schema.get("required"), "tool.definition", "the input schema requires a field", answer=definition)
-    check(schema.get("additionalProperties") is False, "tool.definition",
-          "the input schema allows extra properties", answer=definition)
-    check(isinstance(definition["description"], str) and definition["description"].strip() != "", "tool.definition",
-          "the tool has no description", answer=definition)
 
 
 def _validates(schema, value):
@@ -61,13 +58,11 @@ def test_input_schema_admits_every_well_typed_input(impl, value):
 
 @pytest.mark.rule(id="tool.definition")
 @pytest.mark.parametrize("value", [{"question": 42}, {"question": ["why"]}, {"files": "src/app.py"}, {"files": [7]},
-                                   {"files": ["src/app.py", {"path": "b"}]}, {"urgency": "high"},
-                                   {"question": "Why?", "file": ["src/app.py"]}],
+                                   {"files": ["src/app.py", {"path": "b"}]}],
                          ids=["question-number", "question-list", "files-string", "files-number-item",
-                              "files-object-item", "only-extra-key", "extra-key-beside-question"])
-def test_input_schema_refuses_wrong_types_and_extra_keys(impl, value):
-    """The input schema refuses a question that is not a string, files that are not an array of strings, and any
-    other key."""
+                              "files-object-item"])
+def test_input_schema_refuses_wrong_types(impl, value):
+    """The input schema refuses a question that is not a string and files that are not an array of strings."""
     schema = _definition(impl)["input_schema"]
     check(not _validates(schema, value), "tool.definition", "the input schema admits an input it must refuse",
           input=value, answer=schema)

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from advisor_conformance import oracle
 from advisor_conformance import strategies as s
-from advisor_conformance.checks import answer_of, check, check_equal
-from advisor_conformance.shaping import body, params, shape, shape_error
+from advisor_conformance.checks import answer_of, check, check_equal, violation
+from advisor_conformance.shaping import body, params, parse_args, shape, shape_error, tool_call_lines
 
 CALL = {"id": "c1", "name": "bash", "arguments": {"cmd": "pytest -q"}}
 NESTED = {"path": "src/app.py", "edits": [{"line": 3, "new": "x = 1"}, {"line": 9, "new": None}],
@@ -85,9 +86,6 @@ MALFORMED = [
     ("boolean-content", {"role": "system", "content": True}, "content"),
     ("assistant-object-content", {"role": "assistant", "content": {"text": "hi"}}, "content"),
     ("tool-content-object", _tool_message(content={"out": 1}), "content"),
-    ("tool-calls-on-user", {"role": "user", "content": "x", "tool_calls": [CALL]}, "tool_calls"),
-    ("tool-calls-on-system", {"role": "system", "content": "x", "tool_calls": [CALL]}, "tool_calls"),
-    ("tool-calls-on-tool", _tool_message(tool_calls=[CALL]), "tool_calls"),
     ("tool-calls-object", {"role": "assistant", "content": "", "tool_calls": {"id": "c"}}, "tool_calls"),
     ("tool-call-not-object", {"role": "assistant", "content": "", "tool_calls": ["bash {}"]}, "tool_calls"),
     ("arguments-string", {"role": "assistant", "content": "",
@@ -219,20 +217,60 @@ def test_role_in_another_spelling_is_an_unknown_role(impl, role, index):
     _unknown_role_outcome(impl, transcript, index)
 
 
-@pytest.mark.rule(id="transcript.malformed-rejected")
-@pytest.mark.parametrize("index", [1, 2], ids=["middle", "last"])
-def test_unknown_role_with_tool_calls_is_rejected(impl, index):
-    """A message of an unknown role that carries tool calls is rejected naming its index (its role or its tool calls):
-    tool calls ride only on assistant messages."""
-    transcript = [{"role": "user", "content": "one"}, {"role": "user", "content": "two"},
-                  {"role": "user", "content": "three"}]
-    transcript[index] = {"role": "planner", "content": "plan", "tool_calls": [CALL]}
+#: Messages that are not an assistant's, each with tool calls: clarifications §1 says assistant messages may carry
+#: them, and nothing more; §10 says roles are open and other roles pass through.
+NOT_ASSISTANT = {"user": {"role": "user", "content": "run this"}, "system": {"role": "system", "content": ""},
+                 "tool": _tool_message(), "unknown-role": {"role": "planner", "content": "plan"}}
+#: One short call, and one whose string is over 1000 bytes: rendered, its lines are elided as an assistant's are.
+OTHER_CALLS = [CALL, {"id": "c2", "name": "edit", "arguments": {"path": "a.go", "text": "\u00e9" * 600}}]
+
+
+def _calls_outcome(impl, transcript, index, rule="transcript.malformed-rejected"):
+    """Message ``index`` carries tool calls though it is not an assistant's. It is refused (invalid_input naming its
+    index and its tool_calls, or its role when the role is unknown), or passed through: the request is the request
+    of the same transcript without those calls (the calls ignored), or, for a message that is not a tool result, the
+    same with the message's text followed by its calls' lines, as an assistant's calls are flattened."""
     request = params(transcript)
-    error = shape_error(impl, request, "transcript.malformed-rejected")
-    at = error.get("at", "")
-    check(error["code"] == "invalid_input" and at.startswith(f"transcript[{index}]")
-          and ("role" in at or "tool_calls" in at), "transcript.malformed-rejected",
-          f"the error does not name transcript[{index}] and its role or tool_calls", input=request, actual=error)
+    answer = answer_of(impl, "shape", request, rule)
+    message = transcript[index]
+    if "error" in answer:
+        error, at = answer["error"], answer["error"].get("at", "")
+        fields = ("tool_calls", "role") if message["role"] not in ("user", "system", "tool") else ("tool_calls",)
+        check(error["code"] == "invalid_input" and at.startswith(f"transcript[{index}]")
+              and any(field in at[len(f"transcript[{index}]"):] for field in fields), rule,
+              f"the message at {index}, which carries tool calls, was refused, but not as invalid_input naming "
+              f"transcript[{index}] and its {' or its '.join(fields)}", input=request, actual=error)
+        return
+    bare = [dict(item) for item in transcript]
+    del bare[index]["tool_calls"]
+    control = shape(impl, params(bare), rule)  # the same transcript without the calls is shaped
+    got = answer["messages"]
+    where = index + 1  # the system prompt comes first; a message that is not an assistant's stays where it is
+    check(len(got) == len(control) and got[:where] + got[where + 1:] == control[:where] + control[where + 1:], rule,
+          f"tool calls on the message at {index} changed other messages of the request than its own", input=request,
+          expected=control, actual=got)
+    if got[where] == control[where]:
+        return  # the calls are ignored
+    text, calls = control[where]["content"], message["tool_calls"]
+    lines = got[where]["content"][len(text) + 1 if text else 0:].split("\n")
+    rendered = [(name, parse_args(args, rule, request)) for name, args in tool_call_lines("\n".join(lines))]
+    expected = [(call["name"], oracle.normalise_numbers(oracle.cap_arguments(call["arguments"]))) for call in calls]
+    if message["role"] == "tool" or got[where]["role"] != control[where]["role"] \
+            or not got[where]["content"].startswith(text + "\n" if text else "") or len(lines) != len(calls) \
+            or [(name, oracle.normalise_numbers(args)) for name, args in rendered] != expected:
+        raise violation(rule, f"the message at {index} was passed through neither as it is without its tool calls nor "
+                        "with its calls' lines after its text", input=request, expected=control[where],
+                        actual=got[where])
+
+
+@pytest.mark.rule(id="transcript.malformed-rejected")
+@pytest.mark.parametrize("before, after", POSITIONS, ids=["first", "middle", "last", "two-digit-index"])
+@pytest.mark.parametrize("role", list(NOT_ASSISTANT))
+def test_tool_calls_on_a_message_not_an_assistants_are_refused_or_passed_through(impl, role, before, after):
+    """Tool calls on a user, system, tool or unknown-role message are refused naming the message's index and field,
+    or passed through: ignored, or (but on a tool result) flattened as an assistant's are; nothing else changes."""
+    message = {**NOT_ASSISTANT[role], "tool_calls": OTHER_CALLS}
+    _calls_outcome(impl, [*before, message, *after], len(before))
 
 
 @pytest.mark.rule(id="transcript.malformed-rejected")

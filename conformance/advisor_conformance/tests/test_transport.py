@@ -129,26 +129,48 @@ def test_store_key_is_every_agents_key_as_given(impl, key, session):
                 "the store's advisor key was not every handler's cache key", input=params)
 
 
-@pytest.mark.rule(id="transport.fresh-key")
-@pytest.mark.rule(id="transport.cache-key-store")
-@pytest.mark.parametrize("store", [None, {}, {"advisor": ""}, {"main": "other-slot-key", "advisor": ""},
-                                   {"main": "other-slot-key"}],
-                         ids=["no-store", "no-key", "empty-key", "empty-key-beside-others", "other-slots-only"])
-def test_handlers_mint_their_own_keys(impl, store):
-    """With no key from a store, each handler mints a fresh 32-hex-digit key used by all of its calls, never the key
-    of a slot other than `advisor`."""
+def _handlers_keys(impl, store):
+    """The keys of two calls of one handler, then of a handler of another turn and of another conversation, with the
+    store ``store``; a key of another slot than `advisor` fails transport.cache-key-store."""
     steps = [{"call": call()}, {"call": call()}, {"call": call(turn=2)}, {"call": call(conversation=2)}]
     requests, params = _requests(impl, steps, {"cache_key_store": store, "max_uses_per_run": 5},
-                                 "transport.fresh-key")
+                                 ["transport.fresh-key", "transport.cache-key-store"])
     keys = [r["prompt_cache_key"] for r in requests]
     check("other-slot-key" not in keys, "transport.cache-key-store", "another slot's key was used",
           input=params, actual=keys)
+    return keys, params
+
+
+def _check_own_keys(keys, params):
+    """Each handler minted a fresh 32-hex-digit key of its own, used by all of its calls."""
     check(all(HEX32.match(key) for key in keys), "transport.fresh-key", "a key is not 32 lower-case hex digits",
           input=params, actual=keys)
     check(keys[0] == keys[1], "transport.fresh-key", "two calls of one handler used different keys", input=params,
           actual=keys)
     check(len({keys[0], keys[2], keys[3]}) == 3, "transport.fresh-key",
           "handlers of different turns or conversations share a key", input=params, actual=keys)
+
+
+@pytest.mark.rule(id="transport.fresh-key")
+@pytest.mark.rule(id="transport.cache-key-store")
+@pytest.mark.parametrize("store", [None, {"advisor": ""}, {"main": "other-slot-key", "advisor": ""}],
+                         ids=["no-store", "empty-key", "empty-key-beside-others"])
+def test_handlers_mint_their_own_keys(impl, store):
+    """With no store, or an empty key from it, each handler mints a fresh 32-hex-digit key used by all of its calls,
+    never the key of a slot other than `advisor`."""
+    _check_own_keys(*_handlers_keys(impl, store))
+
+
+@pytest.mark.rule(id="transport.fresh-key")
+@pytest.mark.rule(id="transport.cache-key-store")
+@pytest.mark.parametrize("store", [{}, {"main": "other-slot-key"}], ids=["no-key", "other-slots-only"])
+def test_store_without_an_advisor_key_gives_none_or_mints_one(impl, store):
+    """A store that holds no key for the slot `advisor` either gives none (each handler mints its own fresh key) or,
+    as a store may, mints one on first use and gives that one key to every handler; never another slot's key."""
+    keys, params = _handlers_keys(impl, store)
+    if len(set(keys)) == 1 and keys[0]:
+        return  # the store minted the slot's key once: stable across handlers, turns and conversations (§7)
+    _check_own_keys(keys, params)
 
 
 @pytest.mark.rule(id="transport.fresh-key")

@@ -22,6 +22,9 @@ from advisor_conformance.scenarios import Reply
 from .test_streaming import _run
 from .test_streaming_answers import _note_control, anthropic_stream, chat_stream, read, responses_stream
 
+#: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
+pytestmark = pytest.mark.needs(capabilities=["http"])
+
 #: More pieces than any small batch an implementation might gather them in (the reference joins every 1024).
 MANY = 2100
 PIECES = [f"w{index:04d}" for index in range(MANY)]

@@ -11,8 +11,11 @@ import re
 
 import pytest
 
-from advisor_conformance.checks import check, check_equal, needs_operation
+from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, call, mentions, run, scenario
+
+#: Every test of this module is a call over HTTP (black-box mode): the wire as it arrives.
+pytestmark = pytest.mark.needs(operations=["scenario"], capabilities=["http"])
 
 KEY = "5f0e7c1d2b3a49588776655443322110"
 PROVIDERS = ["anthropic", "openai", "codex"]
@@ -32,7 +35,6 @@ def _exchange(impl, lb, provider, mode, rule, *, base_path="", reasoning=None):
     first: the requests made stream as the call kind requires (streaming.non-streaming-default,
     streaming.reasoning-streams, streaming.stream-required-retry), so a wrong kind of call is never blamed on ``rule``.
     Returns the answer, the scenario and the requests received."""
-    needs_operation(impl, "scenario")  # the wire as it arrives over HTTP, through a call
     reasoning = reasoning or ("low" if mode == "stream" else None)
     answers = {"plain": [Reply.recorded(JSON_ANSWER[provider])], "stream": [Reply.recorded(STREAM_ANSWER[provider])],
                "retry": [Reply(400, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER[provider])]}[mode]

@@ -107,15 +107,13 @@ def test_display_path_is_relative_and_normalised(impl, given, shown):
                  f"{given!r} is not shown as {shown!r}", params)
 
 
-def _requires_confinement(impl):
-    if not impl.description.get("options", {}).get("confinement"):
-        pytest.skip(f"{impl.name} does not declare the confinement option")
-
-
+#: The tests of confinement need the option declared.
+CONFINEMENT = pytest.mark.needs(options={"confinement": True})
 CONFINED = {**RUNTIME, "confine_to_work_dir": True}
 
 
 @pytest.mark.rule(id="workspace.confinement")
+@CONFINEMENT
 @pytest.mark.parametrize("path", ["../outside/notes.txt", "src/../../outside/notes.txt", "/etc/hostname",
                                   "{work}/../outside/notes.txt", "../work2/notes.txt", "{work}2/notes.txt",
                                   ["src/main.go", "../outside/notes.txt"]],
@@ -125,18 +123,17 @@ CONFINED = {**RUNTIME, "confine_to_work_dir": True}
 def test_confinement_refuses_paths_outside(impl, path):
     """With confinement on, a path that resolves outside the working directory is refused, a sibling directory whose
     name extends the working directory's included."""
-    _requires_confinement(impl)
     if path == "/etc/hostname" and not os.path.exists(path):
         pytest.skip("/etc/hostname does not exist on this machine")
     _refused(impl, path, "workspace.confinement", runtime=CONFINED)
 
 
 @pytest.mark.rule(id="workspace.confinement")
+@CONFINEMENT
 @pytest.mark.parametrize("target", ["../outside/notes.txt", "{work}2/notes.txt", "/etc"],
                          ids=["relative-target", "sibling-sharing-the-prefix", "absolute-target"])
 def test_confinement_follows_links(impl, target):
     """With confinement on, a link that leads out of the working directory is refused."""
-    _requires_confinement(impl)
     with workspace(SPEC) as work:
         os.symlink(target.format(work=work), work / "escape")
         path = "escape/passwd" if target == "/etc" else "escape"
@@ -149,11 +146,11 @@ def test_confinement_follows_links(impl, target):
 
 
 @pytest.mark.rule(id="workspace.confinement")
+@CONFINEMENT
 @pytest.mark.parametrize("path", ["src/main.go", "../work/src/main.go", "{work}/src/main.go", "docs/link-to-main"],
                          ids=["relative", "out-and-back-in", "absolute-inside", "link-inside"])
 def test_confinement_reads_paths_inside(impl, path):
     """With confinement on, a path that resolves inside the working directory, however spelt, is still read."""
-    _requires_confinement(impl)
     got, params = loaded(impl, [path], "workspace.confinement", runtime=CONFINED)
     shown = "docs/link-to-main" if path.startswith("docs") else "src/main.go"
     # read it was (an error fails above, naming confinement); how it is shown is workspace.display-path's

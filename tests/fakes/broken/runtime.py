@@ -92,11 +92,13 @@ def _with_runtime_defaults(params, **defaults):
 # -- tool -----------------------------------------------------------------------------------------------------------
 
 
-@breaks("tool.definition", "the input schema leaves out additionalProperties: false, so it allows extra properties")
-class SchemaAllowsExtraProperties(ReferenceAdapter):
+# (An input schema without additionalProperties: false is not broken: clar. §4 says unknown keys are ignored, and no
+# sentence says the offered schema must refuse them.)
+@breaks("tool.definition", "the input schema requires the question, though both arguments are optional")
+class SchemaRequiresQuestion(ReferenceAdapter):
     def tool_definition(self, params=None):
         definition = super().tool_definition(params)
-        del definition["input_schema"]["additionalProperties"]
+        definition["input_schema"]["required"] = ["question"]
         return definition
 
 
@@ -268,14 +270,17 @@ class FilesCountedAfterLoading(ReferenceAdapter):
                 return tool_input, files
 
 
-@breaks("handler.step-order", "the file count is checked on the raw input before the types are decoded, so nine "
-                              "files with a wrongly typed question give too_many_files")
-class FileCountBeforeTypes(ReferenceAdapter):
+# (Checking the file count before the types is not broken: both are the call's arguments, and no sentence orders
+# them; clar. §4 asks only that the count comes before any file is read.)
+@breaks("handler.step-order", "the snapshot is checked before the arguments are decoded, so a wrongly typed question "
+                              "with no snapshot gives missing_snapshot")
+class SnapshotBeforeTypes(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):
             def validate(self, raw_input, snapshot):
-                if isinstance(raw_input, Mapping) and isinstance(raw_input.get("files"), list):
-                    self.runtime.builder.check_file_count(len(raw_input["files"]), at="input.files")
+                if snapshot is None:
+                    raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
+                                            code="missing_snapshot")
                 return super().validate(raw_input, snapshot)
 
 
