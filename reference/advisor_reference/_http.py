@@ -283,8 +283,11 @@ def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[Se
                 raise ProviderError(f"{kind} sent an event or a line longer than {MAX_EVENT_BYTES} bytes")
             yield piece
 
-    bounded = httpx.Response(response.status_code, headers={"content-type": response.headers.get("content-type", "")},
-                             content=pieces())
+    # An event stream is UTF-8 whatever its charset parameter says (HTML, "Interpreting an event stream"): the media
+    # type goes on, the parameters do not (rule: streaming.openai-chunks, streaming.anthropic-events).
+    media_type = response.headers.get("content-type", "").partition(";")[0].strip()
+    bounded = httpx.Response(response.status_code, headers={"content-type": media_type}, content=pieces(),
+                             default_encoding="utf-8")
     for event in EventSource(bounded).iter_sse():
         pending = 0
         yield event
