@@ -54,7 +54,8 @@ def js_trim(text: str) -> str:
 
 
 @breaks("files.render-format", "a file's bytes are decoded like Python's utf-8-sig or a WHATWG TextDecoder: a leading "
-        "byte-order mark is dropped", variant="byte-order-mark")
+        "byte-order mark is dropped (a decoding mistake, so the decoding control of the format's property blames "
+        "files.invalid-utf8 too)", also=("files.invalid-utf8",), variant="byte-order-mark")
 class FileBomDropped(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def decode_content(self, data):
