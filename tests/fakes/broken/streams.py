@@ -81,31 +81,21 @@ def _reader(mistake, kinds=("anthropic", "openai", "codex")):
     return Provider
 
 
-@breaks("streaming.openai-chunks", "a hand-written reader splits lines on LF only (a lone CR ends no line)",
-        variant="lf-only-lines", modules=FORMAT)
-class ChatLinesSplitOnLf(ReferenceAdapter):
-    http_provider_class = _reader("lf-only", ("openai", "codex"))
+#: (class name, rule, variant, mistake, providers, how): one broken implementation each.
+READERS = [
+    ("ChatLinesSplitOnLf", "streaming.openai-chunks", "lf-only-lines", "lf-only", ("openai", "codex"),
+     "a hand-written reader splits lines on LF only (a lone CR ends no line)"),
+    ("AnthropicSpaceRequired", "streaming.anthropic-events", "space-required", "space-required", ("anthropic",),
+     "a hand-written reader takes `data: ` and `event: ` with their space only, so `data:{...}` is skipped"),
+    ("ChatLastDataLine", "streaming.openai-chunks", "last-data-line", "last-data-line", ("openai", "codex"),
+     "a hand-written reader keeps only the last data line of an event instead of joining them with LF"),
+    ("AnthropicStrictFields", "streaming.anthropic-events", "strict-fields", "strict-fields", ("anthropic",),
+     "a hand-written reader fails on a field it does not know (only event, data, id and retry are expected)"),
+    ("AnthropicDeclaredCharset", "streaming.anthropic-events", "declared-charset", "declared-charset", ("anthropic",),
+     "the stream's bytes are decoded by the charset the Content-Type declares (an event stream is always UTF-8)"),
+]
 
-
-@breaks("streaming.anthropic-events", "a hand-written reader takes `data: ` and `event: ` with their space only, so "
-        "`data:{...}` is skipped", variant="space-required", modules=FORMAT)
-class AnthropicSpaceRequired(ReferenceAdapter):
-    http_provider_class = _reader("space-required", ("anthropic",))
-
-
-@breaks("streaming.openai-chunks", "a hand-written reader keeps only the last data line of an event instead of "
-        "joining them with LF", variant="last-data-line", modules=FORMAT)
-class ChatLastDataLine(ReferenceAdapter):
-    http_provider_class = _reader("last-data-line", ("openai", "codex"))
-
-
-@breaks("streaming.anthropic-events", "a hand-written reader fails on a field it does not know (only event, data, id "
-        "and retry are expected)", variant="strict-fields", modules=FORMAT)
-class AnthropicStrictFields(ReferenceAdapter):
-    http_provider_class = _reader("strict-fields", ("anthropic",))
-
-
-@breaks("streaming.anthropic-events", "the stream's bytes are decoded by the charset the Content-Type declares "
-        "(an event stream is always UTF-8)", variant="declared-charset", modules=FORMAT)
-class AnthropicDeclaredCharset(ReferenceAdapter):
-    http_provider_class = _reader("declared-charset", ("anthropic",))
+for _name, _rule, _variant, _mistake, _kinds, _how in READERS:
+    globals()[_name] = breaks(_rule, _how, variant=_variant, modules=FORMAT)(
+        type(_name, (ReferenceAdapter,), {"http_provider_class": _reader(_mistake, _kinds), "__module__": __name__,
+                                          "__qualname__": _name}))
