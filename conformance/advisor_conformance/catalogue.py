@@ -135,9 +135,10 @@ def fingerprint(rules: dict[str, Rule], retired: dict[str, Rule] | None = None) 
 def markdown(catalogue: Catalogue, suite_version: str) -> str:
     """The rules document: every rule by area with its ID, level, tag, statement, source sentence and input
     classes (``partitions/``)."""
-    from .partition import load_partitions
+    from .partition import load_mistakes, load_partitions
 
     partitions = load_partitions()
+    mistakes = load_mistakes()
     def cell(text: str) -> str:
         return " ".join(text.split()).replace("|", "\\|")
 
@@ -159,7 +160,10 @@ def markdown(catalogue: Catalogue, suite_version: str) -> str:
         "its value), and the **source**: the spec or clarification sentence it comes from (\"spec\" is the advisor",
         "spec, \"clar. §N\" its clarifications). `advisor-conformance where RULE` shows a rule's tests and code.",
         "Each rule ends with its **input classes**: the equivalence classes and boundaries of its inputs, each pinned",
-        "by at least one deterministic test of the suite (`advisor-conformance rules --json` names the tests).",
+        "by at least one deterministic test of the suite (`advisor-conformance rules --json` names the tests); a",
+        "class the rule's property tests cannot draw says why (*not drawn*). Then the **plausible mistakes** of a port",
+        "in Go, JavaScript, Rust or Python (a library default or a hand-written shortcut), each with how many tests",
+        "fail it, or why none is pinned.",
         "",
         "## Areas",
         "",
@@ -177,7 +181,21 @@ def markdown(catalogue: Catalogue, suite_version: str) -> str:
             classes = partitions.get(rule.id, ())
             if classes:
                 lines += ["Input classes:", ""]
-                lines += [f"- `{input_class.id}`: {cell(input_class.what)}" for input_class in classes]
+                lines += [f"- `{input_class.id}`: {cell(input_class.what)}"
+                          + (f" (*not drawn:* {cell(input_class.unreachable)})" if input_class.unreachable else "")
+                          for input_class in classes]
+                lines.append("")
+            listed = mistakes.get(rule.id, ())
+            if listed:
+                lines += ["Plausible mistakes of a port:", ""]
+                for mistake in listed:
+                    if mistake.caught:
+                        tests = len(mistake.caught)
+                        verdict = f"failed by {tests} test{'s' if tests != 1 else ''}" + (
+                            f", shown by the broken implementation `{mistake.broken}`" if mistake.broken else "")
+                    else:
+                        verdict = f"not pinned: {cell(mistake.open)}"
+                    lines.append(f"- {cell(mistake.mistake)} ({verdict})")
                 lines.append("")
     if catalogue.retired:
         lines += ["", "## Retired rules", "", "Their IDs are never reused.", ""]

@@ -18,6 +18,19 @@ A partition file looks like this (an array of tables per rule; ``what`` says the
     what = "exactly 4000 bytes: sent whole"
     tests = ["test_question.py::test_question_up_to_4000_bytes_is_whole[4000]"]
 
+A class of a rule with property tests either falls under a predicate of :mod:`advisor_conformance.classify` that
+the rule's strategies reach, or says why they cannot draw it: ``unreachable = "..."``
+(``tests/suite/test_strategy_coverage.py`` holds each class to one or the other).
+
+The same file lists, per rule, the plausible mistakes of a port (a library default or a hand-written shortcut in
+Go, JavaScript, Rust or Python) and the tests that would fail each, or why none is pinned (``open``: what the spec
+leaves to the implementation)::
+
+    [[mistakes."question.trim"]]
+    mistake = "JavaScript's trim() (or .NET's Trim()) also trims U+FEFF; Python's strip() also U+001C..U+001F"
+    caught = ["test_question.py::test_characters_outside_gos_space_set_are_kept"]
+    broken = "question.trim"
+
 :func:`problems` lists what is missing or wrong: a rule without a partition, a class without a test,
 a test that does not exist, does not carry the rule, or is a property named without an example label
 that its source holds.
@@ -49,9 +62,64 @@ class InputClass:
     id: str
     what: str
     tests: tuple[str, ...]
+    unreachable: str = ""  # why the rule's strategies cannot draw it (pinned by its deterministic tests)
 
     def to_json(self) -> dict[str, object]:
-        return {"class": self.id, "what": self.what, "tests": list(self.tests)}
+        out: dict[str, object] = {"class": self.id, "what": self.what, "tests": list(self.tests)}
+        if self.unreachable:
+            out["unreachable"] = self.unreachable
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Mistake:
+    """A plausible way for a port to get a rule wrong, and the tests that fail it (or why none is pinned)."""
+
+    rule: str
+    mistake: str
+    caught: tuple[str, ...] = ()
+    open: str = ""
+    broken: str = ""  # the broken implementation that shows it (a rule ID, or rule~variant), if any
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"mistake": self.mistake}
+        out.update({"caught": list(self.caught)} if self.caught else {"open": self.open})
+        if self.broken:
+            out["broken"] = self.broken
+        return out
+
+
+def _read(path: Path) -> dict[str, object]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as error:
+        raise PartitionError(f"{path.name}: {error}") from None
+
+
+@cache
+def load_mistakes(folder: Path = PARTITIONS) -> Mapping[str, tuple[Mistake, ...]]:
+    """Rule ID -> the plausible mistakes of a port the partition files list for it."""
+    out: dict[str, list[Mistake]] = {}
+    for path in sorted(folder.glob("*.toml")):
+        listed = _read(path).get("mistakes", {})
+        if not isinstance(listed, dict):
+            raise PartitionError(f"{path.name}: mistakes must be tables by rule ([[mistakes.\"<rule>\"]])")
+        for rule_id, entries in listed.items():
+            if not rule_id.startswith(f"{path.stem}."):
+                raise PartitionError(f"{path.name}: mistakes of {rule_id!r} belong to another area's file")
+            for index, entry in enumerate(entries if isinstance(entries, list) else [None]):
+                where = f"{path.name}: mistakes.{rule_id}[{index}]"
+                if not isinstance(entry, dict) or set(entry) - {"mistake", "caught", "open", "broken"}:
+                    raise PartitionError(f"{where}: mistake, caught or open, and broken are the keys")
+                caught, reason = entry.get("caught", []), entry.get("open", "")
+                if not isinstance(entry.get("mistake"), str) or not entry["mistake"].strip():
+                    raise PartitionError(f"{where}.mistake: the mistake in words is required")
+                if bool(caught) == bool(reason) or not isinstance(caught, list) or not isinstance(reason, str):
+                    raise PartitionError(f"{where}: either caught (the tests that fail it) or open (why none is "
+                                         "pinned) is required")
+                out.setdefault(rule_id, []).append(Mistake(rule_id, entry["mistake"].strip(), tuple(caught),
+                                                           reason.strip(), str(entry.get("broken", ""))))
+    return {rule_id: tuple(entries) for rule_id, entries in out.items()}
 
 
 @cache
@@ -59,10 +127,8 @@ def load_partitions(folder: Path = PARTITIONS) -> Mapping[str, tuple[InputClass,
     """Rule ID -> its input classes, in the order the files write them."""
     out: dict[str, list[InputClass]] = {}
     for path in sorted(folder.glob("*.toml")):
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as error:
-            raise PartitionError(f"{path.name}: {error}") from None
+        data = _read(path)
+        data.pop("mistakes", None)
         for rule_id, classes in data.items():
             if not isinstance(classes, list):
                 raise PartitionError(f"{path.name}: {rule_id!r} must be an array of tables ([[\"{rule_id}\"]])")
@@ -70,7 +136,7 @@ def load_partitions(folder: Path = PARTITIONS) -> Mapping[str, tuple[InputClass,
                 raise PartitionError(f"{path.name}: rule {rule_id!r} belongs to another area's file")
             for index, entry in enumerate(classes):
                 where = f"{path.name}: {rule_id}[{index}]"
-                unknown = set(entry) - {"class", "what", "tests"}
+                unknown = set(entry) - {"class", "what", "tests", "unreachable"}
                 if unknown:
                     raise PartitionError(f"{where}: unknown keys {sorted(unknown)}")
                 class_id, what, tests = entry.get("class"), entry.get("what"), entry.get("tests")
@@ -80,7 +146,11 @@ def load_partitions(folder: Path = PARTITIONS) -> Mapping[str, tuple[InputClass,
                     raise PartitionError(f"{where}.what: the class in words is required")
                 if not isinstance(tests, list) or not all(isinstance(test, str) for test in tests):
                     raise PartitionError(f"{where}.tests: a list of test references is required")
-                out.setdefault(rule_id, []).append(InputClass(rule_id, class_id, what.strip(), tuple(tests)))
+                unreachable = entry.get("unreachable", "")
+                if not isinstance(unreachable, str):
+                    raise PartitionError(f"{where}.unreachable: why the strategies cannot draw it, in words")
+                out.setdefault(rule_id, []).append(InputClass(rule_id, class_id, what.strip(), tuple(tests),
+                                                              unreachable.strip()))
     return {rule_id: tuple(classes) for rule_id, classes in out.items()}
 
 
@@ -103,8 +173,9 @@ def _labels(function) -> set[str]:
     return set(re.findall(r"\.via\(\s*[\"']([^\"']+)[\"']\s*\)", source))
 
 
-def reference_problem(ref: str, rule_id: str, collected: set[str]) -> str | None:
-    """What is wrong with one test reference of a class of ``rule_id`` (None: it names a deterministic test)."""
+def reference_problem(ref: str, rule_id: str, collected: set[str], labelled: bool = True) -> str | None:
+    """What is wrong with one test reference of a class of ``rule_id`` (None: it names a deterministic test). With
+    ``labelled`` off, a property may be named whole (a mistake its random draws catch too)."""
     match = TEST_REF.match(ref)
     if not match:
         return f"{ref!r} is not `test_module.py::test_name[param]` or `...::test_name@example-label`"
@@ -119,6 +190,8 @@ def reference_problem(ref: str, rule_id: str, collected: set[str]) -> str | None
     if function is None:
         return f"{ref!r}: {module} has no function {name}"
     if getattr(function, "is_hypothesis_test", False):
+        if label is None and not labelled:
+            return None
         if label is None:
             return f"{ref!r} is a property: name one of its explicit examples (`@example(...).via(label)`)"
         if label not in _labels(function):
@@ -126,6 +199,26 @@ def reference_problem(ref: str, rule_id: str, collected: set[str]) -> str | None
     elif label is not None:
         return f"{ref!r}: {name} is not a property, so it has no example labels"
     return None
+
+
+def mistake_problems(rule_ids: list[str], collected: Mapping[str, list[str]],
+                     mistakes: Mapping[str, tuple[Mistake, ...]] | None = None) -> list[str]:
+    """What keeps the lists of plausible mistakes from being complete: a rule without one, or a test named as
+    catching one that does not exist or does not carry the rule."""
+    mistakes = load_mistakes() if mistakes is None else mistakes
+    out = [f"{rule_id}: mistakes listed for a rule the catalogue does not have"
+           for rule_id in sorted(set(mistakes) - set(rule_ids))]
+    for rule_id in rule_ids:
+        if not mistakes.get(rule_id):
+            out.append(f"{rule_id}: no plausible mistake of a port is listed")
+            continue
+        nodes = {_short(node) for node in collected.get(rule_id, [])}
+        for index, mistake in enumerate(mistakes[rule_id]):
+            for ref in mistake.caught:
+                problem = reference_problem(ref, rule_id, nodes, labelled=False)
+                if problem:
+                    out.append(f"{rule_id}: mistakes[{index}]: {problem}")
+    return out
 
 
 def problems(rule_ids: list[str], collected: Mapping[str, list[str]],

@@ -12,6 +12,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from .carriage import KEY_ORDERS, NAME_TEXTS, TEXTS
 from .oracle import trim
 
 # Characters of every UTF-8 width, and the JSON characters the origin escapes.
@@ -25,9 +26,28 @@ def go_padding(max_size: int) -> st.SearchStrategy[str]:
     return st.lists(st.sampled_from(GO_SPACES), max_size=max_size).map("".join)
 
 
+#: Texts of the shapes a text's rules turn on, which arbitrary text draws with negligible probability: the carried
+#: texts of advisor_conformance.carriage (a byte-order mark first, NFD, compatibility characters, line ends, controls,
+#: joiners), text ending in newlines or padded, CRLF lines, a fence, text that looks like a tool line, characters
+#: outside Go's white space at the edges.
+SHAPED_TEXTS = [
+    *TEXTS.values(),
+    "first line\n", "ends in blank lines\n\n\n", "  padded both sides \n", "one\r\ntwo\r\n", "```go\nx := 1\n```",
+    "[tool_result: bash]\nexit 0", "[tool_call: read {\"path\":\"a.go\"}]", "\n\nleading blank lines",
+    "line one\n\n  indented\tand tabbed", "\x1cedge\u200b", "\ufeffa byte-order mark first",
+]
+
+
+def texts(min_size: int = 0, max_size: int = 80) -> st.SearchStrategy[str]:
+    """Text: arbitrary, or one of :data:`SHAPED_TEXTS` that fits the sizes."""
+    shaped = [text for text in SHAPED_TEXTS if min_size <= len(text) <= max_size]
+    arbitrary = st.text(min_size=min_size, max_size=max_size)
+    return st.one_of(arbitrary, st.sampled_from(shaped)) if shaped else arbitrary
+
+
 def go_trimmed_text(max_size: int) -> st.SearchStrategy[str]:
     """Non-empty text that Go's trimming leaves as it is (the core that ``go_padding`` surrounds)."""
-    return st.text(min_size=1, max_size=max_size).filter(lambda text: trim(text) == text)
+    return texts(1, max_size).filter(lambda text: trim(text) == text)
 
 
 TOOL_NAMES = ["read", "grep", "bash", "edit", "mutate", "list_dir", "advisor", "web_fetch"]
@@ -52,7 +72,7 @@ def sized_text(min_bytes: int, max_bytes: int) -> st.SearchStrategy[str]:
 
 
 def short_text(max_size: int = 24) -> st.SearchStrategy[str]:
-    return st.text(max_size=max_size)
+    return texts(0, max_size)
 
 
 def arg_strings() -> st.SearchStrategy[str]:
@@ -65,7 +85,10 @@ json_numbers = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
 )
 json_scalars = st.one_of(st.none(), st.booleans(), json_numbers)
-object_keys = st.one_of(st.text(max_size=10), sized_text(1001, 1200))
+#: Keys whose order differs between a sort by UTF-8 bytes (Go's) and other sorts: beyond and below U+FFFF, case,
+#: digits, accents (advisor_conformance.carriage.KEY_ORDERS), and the carried names.
+ORDERED_KEYS = sorted({key for given, _ in KEY_ORDERS.values() for key in given} | set(NAME_TEXTS.values()))
+object_keys = st.one_of(st.text(max_size=10), st.sampled_from(ORDERED_KEYS), sized_text(1001, 1200))
 
 
 def json_values(strings: st.SearchStrategy[str] | None = None) -> st.SearchStrategy[Any]:
@@ -162,7 +185,7 @@ def files(max_size: int = 8) -> st.SearchStrategy[list[tuple[str, bytes]]]:
 def questions() -> st.SearchStrategy[str]:
     """Questions: empty, blank, short, padded with white space, and around the 4000-byte cap."""
     pad = st.lists(st.sampled_from(GO_SPACES), max_size=3).map("".join)
-    core = st.one_of(short_text(60), sized_text(3990, 4010))
+    core = st.one_of(short_text(60), sized_text(3990, 4010), sized_text(8000, 9000))
     return st.one_of(
         st.just(""),
         pad,
@@ -172,7 +195,7 @@ def questions() -> st.SearchStrategy[str]:
 
 def rendered_messages(min_size: int = 0, max_size: int = 12, *, empties: bool = True) -> st.SearchStrategy[list]:
     """The messages of a neutral request: system prompt(s), a flattened snapshot and a final user message."""
-    text = st.one_of(st.text(min_size=1, max_size=30).filter(lambda t: t.strip()),
+    text = st.one_of(texts(1, 80).filter(lambda t: t.strip()),
                      st.sampled_from(["", " ", "\n"]) if empties else st.just("x"))
     body = st.lists(st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "user", "system"]),
                                            "content": text}), min_size=min_size, max_size=max_size)

@@ -1,7 +1,9 @@
 """Broken implementations make the tests of the rule they break fail, with messages that name it.
 
 Every rule of the catalogue has a broken implementation in ``tests/fakes/broken``
-(the reference with exactly that rule broken). All of them run in one pytest
+(the reference with exactly that rule broken), and some rules have variants: further
+plausible ways to break them (a byte-order mark removed, Unicode normalised, an event
+stream read with a hand-written reader). All of them run in one pytest
 session (``tests/support/matrix.py``), each against the tests of its own rule; the
 tests of every broken implementation must fail, and every failure must name
 the rule and show the input. The same tests pass against the reference in the
@@ -18,17 +20,17 @@ import pytest
 from advisor_conformance.catalogue import load_catalogue
 
 from ..support.runner import ROOT, SUITE, run_pytest
-from ..fakes.broken import load_registry
+from ..fakes.broken import load_entries, load_registry
 
 REGISTRY = load_registry()
-ENTRIES = sorted(REGISTRY.values(), key=lambda entry: entry.rule)
+ENTRIES = load_entries()  # the first broken implementation of every rule, and the variants
 
 
 def test_every_rule_has_a_broken_implementation():
     """Each rule of the catalogue has a registered broken implementation, and each entry names a catalogue rule."""
     catalogue = load_catalogue()
     missing = sorted(set(catalogue.rules) - set(REGISTRY))
-    unknown = sorted(set(REGISTRY) - set(catalogue.rules))
+    unknown = sorted({entry.rule for entry in ENTRIES} - set(catalogue.rules))
     assert not missing, f"rules without a broken implementation: {missing}"
     assert not unknown, f"broken implementations of rules not in the catalogue: {unknown}"
 
@@ -37,7 +39,8 @@ def test_every_rule_has_a_broken_implementation():
 def broken_runs(tmp_path_factory, progress):
     """Every broken implementation run against its rule's tests: one pytest session over both cores."""
     tmp = tmp_path_factory.mktemp("broken")
-    matrix = [{"id": entry.rule, "target": entry.target, "rules": [entry.rule]} for entry in ENTRIES]
+    matrix = [{"id": entry.id, "target": entry.target, "rules": [entry.rule],
+               **({"modules": list(entry.modules)} if entry.modules else {})} for entry in ENTRIES]
     (tmp / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
     # A broken implementation is the reference with one rule broken: its rendered requests are held to the
     # reference's snapshots, so a snapshot test fails only where the breakage changes a request.
@@ -56,11 +59,11 @@ def broken_runs(tmp_path_factory, progress):
     return run, outcomes
 
 
-@pytest.mark.parametrize("entry", ENTRIES, ids=[entry.rule for entry in ENTRIES])
+@pytest.mark.parametrize("entry", ENTRIES, ids=[entry.id for entry in ENTRIES])
 def test_broken_implementation_is_caught(broken_runs, entry):
     """Running a rule's tests against an implementation that breaks it fails them, naming the rule and the input."""
     run, outcomes = broken_runs
-    records = outcomes.get(entry.rule, [])
+    records = outcomes.get(entry.id, [])
     assert records, f"no outcome for {entry.target}; the matrix run said:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     failed = [record for record in records if record["outcome"] == "failed"]
     assert failed, f"the tests of {entry.rule} passed against {entry.target} ({entry.how}): " \

@@ -143,9 +143,9 @@ def test_rules_command_prints_id_tab_statement():
 
 def test_rules_json_lists_every_rule_with_tested_flag(rule_tests):
     """`advisor-conformance rules --json` gives the suite and catalogue versions and every rule with id, area, level,
-    tag, statement, source, its partition's input classes and tested."""
+    tag, statement, source, its partition's input classes, its plausible mistakes and tested."""
     from advisor_conformance import __version__
-    from advisor_conformance.partition import load_partitions
+    from advisor_conformance.partition import load_mistakes, load_partitions
 
     printed = json.loads(_cli("rules", "--json"))
     catalogue = load_catalogue()
@@ -155,7 +155,8 @@ def test_rules_json_lists_every_rule_with_tested_flag(rule_tests):
     for row in rows:
         rule = catalogue[row["id"]]
         classes = [input_class.to_json() for input_class in load_partitions().get(rule.id, ())]
-        assert row == {**rule.to_json(), "tested": rule.id in rule_tests, "partition": classes}
+        mistakes = [mistake.to_json() for mistake in load_mistakes().get(rule.id, ())]
+        assert row == {**rule.to_json(), "tested": rule.id in rule_tests, "partition": classes, "mistakes": mistakes}
     assert any(row["tested"] for row in rows)
 
 

@@ -6,7 +6,8 @@ import pytest
 
 from advisor_conformance._trace import collect_rule_tests
 from advisor_conformance.catalogue import load_catalogue
-from advisor_conformance.partition import InputClass, PartitionError, load_partitions, problems
+from advisor_conformance.partition import (InputClass, Mistake, PartitionError, load_mistakes, load_partitions,
+                                          mistake_problems, problems)
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +80,54 @@ def test_malformed_partition_files_are_rejected(tmp_path, text):
     (tmp_path / "question.toml").write_text(text, encoding="utf-8")
     with pytest.raises(PartitionError, match="question.toml"):
         load_partitions.__wrapped__(tmp_path)
+
+
+# -- the plausible mistakes of a port ------------------------------------------------------------------------------
+
+def test_every_rule_lists_its_plausible_mistakes_and_the_tests_that_fail_them(rule_tests):
+    """Each rule lists at least one plausible mistake of a port, and each names tests of the rule that exist (or
+    says why none is pinned)."""
+    found = mistake_problems(sorted(load_catalogue().rules), rule_tests)
+    assert not found, f"{len(found)} problems in the lists of mistakes:\n" + "\n".join(found[:200])
+
+
+def test_each_mistake_names_a_broken_implementation_that_exists():
+    """A mistake that names the broken implementation showing it names one of the registry (its rule's)."""
+    from ..fakes.broken import load_entries
+
+    known = {entry.id: entry.rule for entry in load_entries()}
+    wrong = [f"{rule}: {mistake.broken}" for rule, listed in load_mistakes().items() for mistake in listed
+             if mistake.broken and known.get(mistake.broken) != rule]
+    assert not wrong, wrong
+
+
+def test_every_broken_implementation_is_a_listed_mistake():
+    """Each broken implementation (first or variant) is among the mistakes of its rule, so docs/rules.md shows it."""
+    from ..fakes.broken import load_entries
+
+    listed = {mistake.broken for mistakes in load_mistakes().values() for mistake in mistakes}
+    missing = sorted(entry.id for entry in load_entries() if entry.id not in listed)
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("text", [
+    '[[mistakes."question.trim"]]\nmistake = "x"\n',
+    '[[mistakes."question.trim"]]\nmistake = "x"\ncaught = ["a"]\nopen = "why"\n',
+    '[[mistakes."question.trim"]]\nmistake = ""\nopen = "why"\n',
+    '[[mistakes."question.trim"]]\nmistake = "x"\nopen = "why"\nfixed = true\n',
+    '[[mistakes."files.cap"]]\nmistake = "x"\nopen = "why"\n',
+], ids=["neither-caught-nor-open", "both", "blank-mistake", "unknown-key", "other-area"])
+def test_malformed_mistake_lists_are_rejected(tmp_path, text):
+    """A list of mistakes that breaks the format is rejected, naming the file."""
+    (tmp_path / "question.toml").write_text(text, encoding="utf-8")
+    with pytest.raises(PartitionError, match="question.toml"):
+        load_mistakes.__wrapped__(tmp_path)
+
+
+def test_a_mistake_caught_by_a_test_of_another_rule_is_a_problem():
+    """A mistake whose test does not carry the rule is reported; a property may be named whole."""
+    mistakes = {"question.cap": (Mistake("question.cap", "x", ("test_question.py::test_blank_question_leaves_nothing",)),
+                                 Mistake("question.cap", "y",
+                                         ("test_question.py::test_question_cap_is_by_bytes_after_trimming",)))}
+    found = mistake_problems(["question.cap"], COLLECTED, mistakes)
+    assert len(found) == 1 and "mistakes[0]" in found[0], found

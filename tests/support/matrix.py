@@ -4,7 +4,8 @@ Loaded with ``-p tests.support.matrix --matrix=FILE --matrix-report=OUT`` next t
 ordinary ``--impl=reference`` run of the suite. ``FILE`` is a JSON list of
 ``{"id", "target", "rules"}``: each implementation (an ``--impl`` target)
 runs the conformance tests that carry one of its ``rules`` (every test when
-``rules`` is null). Instead of one pytest process per implementation (a
+``rules`` is null); an optional ``"modules"`` (test module file names) keeps it to
+the tests of those modules. Instead of one pytest process per implementation (a
 second or two of start-up and collection each), the suite is collected once
 and each test function is parametrized over the implementations it applies
 to: the ``impl`` fixture of the conformance tests is overridden by direct
@@ -77,7 +78,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     rules = _rules(metafunc.definition.iter_markers("rule"))
     for marks in _param_marks(metafunc):
         rules |= _rules(marks)
-    wanted = [entry for entry in entries if entry["rules"] is None or rules & set(entry["rules"])]
+    module = metafunc.module.__name__.rpartition(".")[2] + ".py"
+    wanted = [entry for entry in entries if (entry["rules"] is None or rules & set(entry["rules"]))
+              and module in entry.get("modules", [module])]
     if wanted:  # a test no implementation applies to keeps the plain fixture, and is deselected below
         metafunc.parametrize("impl", [_implementation(metafunc.config, entry) for entry in wanted],
                              ids=[entry["id"] for entry in wanted], scope="session")

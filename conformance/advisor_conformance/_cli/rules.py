@@ -15,7 +15,8 @@ DESCRIPTION = """\
 Print the rule catalogue: one line per rule, its ID and statement separated by a tab. With --json, an object
 with the suite's version, the catalogue version (it changes whenever a rule is added, changed or retired) and the
 rules (id, area, level, tag, statement, source, why for a should rule, partition: its input classes and the
-tests that pin each, and tested: whether some test of the suite carries the ID). With --markdown, the rules document (docs/rules.md in the repository).
+tests that pin each, mistakes: the plausible mistakes of a port and the tests that fail each, and tested: whether
+some test of the suite carries the ID). With --markdown, the rules document (docs/rules.md in the repository).
 """
 
 
@@ -33,12 +34,13 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     if args.json:
         from .._trace import collect_rule_tests
 
-        from ..partition import load_partitions
+        from ..partition import load_mistakes, load_partitions
 
         tested = collect_rule_tests()
-        partitions = load_partitions()
+        partitions, mistakes = load_partitions(), load_mistakes()
         rows = [{**rule.to_json(), "tested": rule.id in tested,
-                 "partition": [input_class.to_json() for input_class in partitions.get(rule.id, ())]}
+                 "partition": [input_class.to_json() for input_class in partitions.get(rule.id, ())],
+                 "mistakes": [mistake.to_json() for mistake in mistakes.get(rule.id, ())]}
                 for rule in catalogue.rules.values()]
         print(json.dumps({"suite": __version__, "catalogue": catalogue.version, "rules": rows,
                           "retired": list(catalogue.retired)}, indent=1, ensure_ascii=False))

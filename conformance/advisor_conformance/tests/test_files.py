@@ -285,7 +285,7 @@ def test_capped_reads_share_the_total_by_their_capped_length(impl, strings):
 @example(path="README.md", text="```python\ncode\n```").via("files.render-format:fence-inside")
 @example(path="win.txt", text="a\r\nb\r\n").via("files.render-format:crlf")
 @example(path="docs/na\u00efve notes.md", text="caf\u00e9").via("files.render-format:path-with-space-and-accent")
-@given(path=s.display_paths(), text=st.text(max_size=80))
+@given(path=s.display_paths(), text=s.texts(max_size=80))
 def test_file_block_format(impl, strings, path, text):
     """A file renders as `File: <path>`, a fence, the content, a closing fence and a blank line."""
     request = params(SNAPSHOT, files=[file_param(path, text)])

@@ -64,7 +64,8 @@ BRACKETS = {"s": "]", "line": "[tool_call: x {}]", "brace": "} {"}
 @example(arguments=NON_ASCII).via("flatten.args-json:non-ascii-and-html")
 @example(arguments=KEYS).via("flatten.args-json:unusual-keys")
 @example(arguments=BRACKETS).via("flatten.args-json:brackets")
-@given(arguments=st.dictionaries(st.text(max_size=10), s.json_values(strings=st.text(max_size=40)), max_size=5))
+@given(arguments=st.dictionaries(st.one_of(st.text(max_size=10), st.sampled_from(s.ORDERED_KEYS)),
+                                  s.json_values(strings=s.texts(max_size=40)), max_size=5))
 def test_args_json_parses_back(impl, arguments):
     """The <args-json> of a call with no string long enough to elide parses back to exactly its arguments."""
     _, parsed = rendered_arguments(impl, arguments, "flatten.args-json")

@@ -68,7 +68,7 @@ def _padding_control(impl):
 @example(name="mcp__github__get_issue", content="#7 open").via("flatten.tool-result:name-verbatim")
 @example(name="Bash", content="ok").via("flatten.tool-result:name-letter-case")
 @example(name="grep", content="[tool_result: x]\n[tool_call: y {}]").via("flatten.tool-result:looks-like-a-prefix")
-@given(name=s.tool_names().filter(lambda n: n != "advisor"), content=st.text(min_size=1, max_size=80))
+@given(name=s.tool_names().filter(lambda n: n != "advisor"), content=s.texts(min_size=1, max_size=80))
 def test_tool_result_becomes_user_message(impl, name, content):
     """A tool result is a user message `[tool_result: <name>]`, a newline, then the content."""
     message = _result(name, content)
@@ -183,7 +183,7 @@ def test_advisor_prefix_is_not_a_tool_result(strings):
 @example(content="Prefer a per-process cache keyed by URL.").via("flatten.advisor-note:one-line")
 @example(content="  1. Run the tests.\n2. Then refactor.\n\n").via("flatten.advisor-note:multi-line-padded")
 @example(content=" ").via("flatten.advisor-note:blank")
-@given(content=st.text(min_size=1, max_size=120))
+@given(content=s.texts(min_size=1, max_size=120))
 def test_advisor_result_becomes_revisable_note(impl, strings, content):
     """An advisor result is a user message: the declared note prefix, a newline, then the content."""
     message = _result("advisor", content, "call_9")

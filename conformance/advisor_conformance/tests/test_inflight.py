@@ -181,7 +181,7 @@ def test_text_of_characters_outside_gos_space_set_is_not_blank(impl, strings, ed
 
 
 @pytest.mark.rule(id="inflight.label-at-head")
-@given(text=st.text(min_size=1, max_size=200).filter(lambda t: oracle.trim(t)), question=s.questions())
+@given(text=s.texts(min_size=1, max_size=200).filter(lambda t: oracle.trim(t)), question=s.questions())
 @example(text="next I rewrite parse()", question="").via("inflight.label-at-head:no-question")
 @example(text="next I rewrite parse()", question="is this right?").via("inflight.label-at-head:with-question")
 @example(text="next I rewrite parse()", question=" \n\t").via("inflight.label-at-head:blank-question")
@@ -225,7 +225,7 @@ def test_in_flight_block_comes_before_the_files_and_the_question(impl, strings, 
 
 
 @pytest.mark.rule(id="inflight.block-layout")
-@given(text=st.text(min_size=1, max_size=200).filter(lambda t: oracle.trim(t)),
+@given(text=s.texts(min_size=1, max_size=200).filter(lambda t: oracle.trim(t)),
        pad=s.go_padding(3))
 @example(text="next I rewrite parse()", pad="").via("inflight.block-layout:no-padding")
 @example(text="next I rewrite parse()", pad=" \t\n").via("inflight.block-layout:ascii-padding")

@@ -114,7 +114,7 @@ def test_question_cap_is_by_bytes_after_trimming(impl, strings, question):
 @pytest.mark.rule(id="question.blank-line")
 @example(question="?").via("question.blank-line:one-character")
 @example(question="why?\n\n\n").via("question.blank-line:trailing-newlines")
-@given(question=st.text(min_size=1, max_size=80).filter(oracle.trim))
+@given(question=s.texts(min_size=1, max_size=80).filter(oracle.trim))
 def test_question_is_followed_by_a_blank_line(impl, strings, question):
     """The question is followed by a blank line, then the guidance request."""
     _trim_control(impl, strings, question)

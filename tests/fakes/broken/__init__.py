@@ -10,6 +10,12 @@ The adapters live by area: :mod:`.shaping` (transcript, request, flatten,
 elision), :mod:`.final` (files, question), :mod:`.context` (dedupe, inflight), :mod:`.runtime` (tool,
 workspace, handler), :mod:`.budget` (budget, transport) and :mod:`.wire` (wire, streaming,
 breakpoints).
+
+A rule may have more broken implementations than its first: each further one is a *variant*
+(``@breaks(rule, how, variant="...")``), another plausible way to get the same rule wrong, such as
+the carriage mistakes of :mod:`.carriage` (a byte-order mark removed, Unicode normalised, line ends
+changed) and the event-stream readers of :mod:`.streams`. ``tests/meta/test_broken.py`` runs every
+entry, variants included (:func:`load_entries`), against its rule's tests.
 """
 
 from __future__ import annotations
@@ -24,29 +30,48 @@ class BrokenImplementation:
     how: str
     target: str  # the --impl target: module:class
     also: tuple[str, ...] = ()  # rules this mistake cannot help breaking too (``how`` says why)
+    variant: str = ""  # empty for the rule's first broken implementation
+    modules: tuple[str, ...] = ()  # the test modules it runs against (empty: every test of its rule)
+
+    @property
+    def id(self) -> str:
+        """The entry's name in runs and reports: the rule, and ``~variant`` for a variant."""
+        return f"{self.rule}~{self.variant}" if self.variant else self.rule
 
 
 REGISTRY: dict[str, BrokenImplementation] = {}
-MODULES = ("shaping", "final", "context", "runtime", "budget", "wire", "cache")
+VARIANTS: dict[str, BrokenImplementation] = {}
+MODULES = ("shaping", "final", "context", "runtime", "budget", "wire", "cache", "carriage", "streams")
 
 
-def breaks(rule: str, how: str, also: tuple[str, ...] = ()):
+def breaks(rule: str, how: str, also: tuple[str, ...] = (), variant: str = "", modules: tuple[str, ...] = ()):
     """Register an adapter class as the broken implementation of ``rule``; ``also``: the rules the same mistake
     necessarily breaks as well (a request that differs between calls differs in some message, whose own rule it
-    breaks), which its failures may name instead."""
+    breaks), which its failures may name instead. ``variant`` names a further way to break a rule that has its
+    first broken implementation already; ``modules`` keeps a variant to the test modules of the input classes it
+    is about (a variant of a rule with many slow HTTP tests), its rule's other tests being run by the first."""
 
     def register(cls):
-        if rule in REGISTRY:
-            raise ValueError(f"{rule} already has a broken implementation: {REGISTRY[rule].target}")
-        cls.name = "broken-" + rule.replace(".", "-")
-        REGISTRY[rule] = BrokenImplementation(rule, how, f"{cls.__module__}:{cls.__qualname__}", tuple(also))
+        entry = BrokenImplementation(rule, how, f"{cls.__module__}:{cls.__qualname__}", tuple(also), variant,
+                                     tuple(modules))
+        table = VARIANTS if variant else REGISTRY
+        if entry.id in table:
+            raise ValueError(f"{entry.id} already has a broken implementation: {table[entry.id].target}")
+        cls.name = "broken-" + entry.id.replace(".", "-").replace("~", "-")
+        table[entry.id] = entry
         return cls
 
     return register
 
 
 def load_registry() -> dict[str, BrokenImplementation]:
-    """Every registered broken implementation, by rule ID."""
+    """The first broken implementation of every rule, by rule ID."""
     for module in MODULES:
         importlib.import_module(f"{__name__}.{module}")
     return dict(REGISTRY)
+
+
+def load_entries() -> list[BrokenImplementation]:
+    """Every broken implementation, variants included, sorted by their IDs."""
+    load_registry()
+    return sorted([*REGISTRY.values(), *VARIANTS.values()], key=lambda entry: entry.id)
