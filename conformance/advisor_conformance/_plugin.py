@@ -11,6 +11,7 @@ writes it as JSON).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shlex
@@ -82,6 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
                       arguments=list(config.invocation_params.args), strict=strict_should(config))
     config.stash[TALLY] = tally
     config.pluginmanager.register(tally, "advisor-conformance-tally")
+    config.pluginmanager.register(CatalogueOrder(), "advisor-conformance-order")
 
 
 def collect_suite(config: pytest.Config) -> None:
@@ -257,6 +259,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     check_rules(config, items)
     apply_xfails(config, items)
+
+
+class CatalogueOrder:
+    """Orders the collected tests last, after pytest's own reordering (which groups tests by the parameters of
+    fixtures of a wider scope) and the selection by ``-m`` and ``-k``."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        order_by_catalogue(items)
+
+
+def order_by_catalogue(items: list[pytest.Item]) -> None:
+    """Run the conformance tests in the catalogue's order of their rules, the simplest areas first (the transcript
+    model, then the request, flattening, ...), so that ``-x`` stops at the simplest rule that fails (see
+    :func:`catalogue_key`). Tests of the same key keep their collected order; the other tests of the run (a project's
+    own) keep their places."""
+    slots = [index for index, item in enumerate(items) if is_conformance_item(item)]
+    ordered = [items[position] for position in sorted(slots, key=lambda position: (catalogue_key(items[position]),
+                                                                                  position))]
+    for slot, item in zip(slots, ordered, strict=True):
+        items[slot] = item
+
+
+def catalogue_key(item: pytest.Item) -> tuple[int, int, int]:
+    """Where a conformance test runs: after the tests of every rule it names (by the latest of its rules in the
+    catalogue), a test of one rule before one that names more, and the snapshots (review items that judge whole
+    requests, not one rule) after every rule's tests."""
+    order = _catalogue_order()
+    ranks = [order.get(rule_id, len(order)) for rule_id in rules_of(item)]
+    return int("snapshot" in getattr(item, "fixturenames", ())), max(ranks, default=len(order)), len(ranks)
+
+
+@functools.cache
+def _catalogue_order() -> dict[str, int]:
+    return {rule_id: index for index, rule_id in enumerate(load_catalogue().rules)}
 
 
 def apply_xfails(config: pytest.Config, items: list[pytest.Item]) -> None:
