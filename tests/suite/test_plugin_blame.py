@@ -24,3 +24,23 @@ def test_a_group_with_another_error_is_not_blamed_on_violations_alone():
     """A group holding an error that is not a violation gives no rule blame (the test's own rules are named)."""
     group = ExceptionGroup("examples", [RuleViolation("a", ["question.trim"]), KeyError("messages")])
     assert _violations(group) == [] and _violations(ValueError("x")) == []
+
+
+def test_a_refusal_is_blamed_on_the_rules_of_the_test_that_made_the_call():
+    """An operation that answered an error where an answer was expected is blamed on the test's own rules, whatever
+    rule the helper that read the answer named."""
+    from advisor_conformance._plugin import blame_of
+    from advisor_conformance.checks import refusal
+
+    error = refusal("streaming.non-streaming-default", "the scenario as a whole was refused")
+    assert blame_of(error, ["handler.note-trimmed"]) == (["handler.note-trimmed"], [])
+
+
+def test_rule_ids_the_catalogue_does_not_know_are_returned_not_dropped():
+    """A violation naming an ID the catalogue does not know returns it apart; with no known rule at all, the failure
+    counts against the test's own rules."""
+    from advisor_conformance._plugin import blame_of
+
+    assert blame_of(RuleViolation("x", ["question.cap", "question.kap"]), ["question.trim"]) == (
+        ["question.cap"], ["question.kap"])
+    assert blame_of(RuleViolation("x", ["question.kap"]), ["question.trim"]) == (["question.trim"], ["question.kap"])
