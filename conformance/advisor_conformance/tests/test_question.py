@@ -57,7 +57,7 @@ def test_characters_outside_gos_space_set_are_kept(impl, strings, edge):
     """Characters that Go does not count as white space (U+001C, U+FEFF, U+200B) are not trimmed."""
     question = f"{edge}why?{edge}"
     got, request = _question_part(impl, strings, question, "question.trim")
-    _check_question(got, question, "question.trim", f"{edge!r} was trimmed, but Go keeps it", request, strings)
+    _check_question(got, question, "question.trim", f"the question does not keep {edge!r} at its edges (Go does not count it as white space)", request, strings)
 
 
 @pytest.mark.rule(id="question.omitted-when-empty")
