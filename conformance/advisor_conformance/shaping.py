@@ -159,7 +159,32 @@ def check_segments(actual: str, segments: Iterable[tuple[str | Deduped, str | It
                 raise violation(blamed, f"{what}: every block is there, but in another order: the blocks stand at "
                                         f"characters {where} (in the expected order)", **context)
     index, problem = found
+    missing = _missing_run(actual, segments, index, strings)
+    if missing is not None:  # whole segments are missing, and the text goes on with what follows them
+        start, end = missing
+        named = [rule for _, owner in segments[start:end] for rule in ([owner] if isinstance(owner, str) else owner)]
+        raise violation(list(dict.fromkeys(named)), f"{what}: {problem}; the text goes on with what should follow "
+                        f"{end - start} missing part(s)" + (" (it ends there)" if end == len(segments) else ""),
+                        **context)
     raise violation(blame(segments, index, actual, strings), f"{what}: {problem}", **context)
+
+
+def _missing_run(actual: str, segments: list[tuple[str | Deduped, Any]], index: int,
+                 strings: Mapping[str, str]) -> tuple[int, int] | None:
+    """When the text departs right where segment ``index`` begins and goes on with a later segment (or ends there),
+    the segments in between are missing: ``(index, end)``; else None."""
+    found = locate_departure_at(actual, [part for part, _ in segments], strings)
+    prefix = [part for part, _ in segments[:index]]
+    if found is None or found[2] != 0 or index >= len(segments) or not all(isinstance(p, str) for p in prefix):
+        return None
+    position = sum(len(part) for part in prefix)  # type: ignore[arg-type]
+    for end in range(index + 1, len(segments) + 1):
+        if end == len(segments):
+            return (index, end) if position == len(actual) else None
+        part = segments[end][0]
+        if isinstance(part, str) and part and actual.startswith(part, position):
+            return index, end
+    return None
 
 
 def blame(segments: list[tuple[str | Deduped, str | Iterable[str]]], index: int, actual: str,
