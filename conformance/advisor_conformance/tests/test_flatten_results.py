@@ -155,7 +155,8 @@ def test_several_large_results_are_whole(impl):
     request = params([USER, *results, AFTER])
     messages = body(_shape(impl, request, "flatten.tool-result-uncapped"))
     check_equal(messages[1:3], [{"role": "user", "content": f"[tool_result: read]\n{r['content']}"} for r in results],
-                "flatten.tool-result-uncapped", "large tool results were capped together", input=request)
+                "flatten.tool-result-uncapped", "the two large tool results are not both in the request whole",
+                input=request)
 
 
 @pytest.mark.rule(id="flatten.tool-result-uncapped")
