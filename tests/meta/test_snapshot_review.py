@@ -14,12 +14,10 @@ SELECT = ["-k", "test_rendered_request_matches_snapshot", "-q", "--rule-summary"
 def test_changed_snapshot_fails_the_run_as_a_review_item_not_a_rule(tmp_path):
     """A reworded prompt gives its snapshots the outcome "changed" with the command that accepts them: the run fails
     (a review gate), no rule is failed in the summary or the report, `compare` lists it as a review and exits 0, and
-    the accept command records the snapshots so that the next run passes."""
+    the HTML report lists it apart. (A missing snapshot's "not recorded": test_plugin.py.)"""
     snapshots = f"--impl-snapshots={tmp_path / 'snaps'}"
     recorded = run_pytest("--impl=tests.fakes.renamed", snapshots, "--snapshot-update", *SELECT)
     assert recorded.returncode == 0, recorded.stdout[-2000:]
-    missing = run_pytest("--impl=tests.fakes.renamed", f"--impl-snapshots={tmp_path / 'none'}", *SELECT)
-    assert missing.returncode == 1 and {test["outcome"] for test in missing.report["tests"]} == {"not recorded"}
     changed = run_pytest("--impl=tests.fakes.renamed:Reworded", snapshots, *SELECT)
     assert changed.returncode == 1, changed.stdout[-2000:]
     report = changed.report
