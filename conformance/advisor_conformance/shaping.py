@@ -298,20 +298,28 @@ def left_out(transcript: Any, flat: Messages) -> list[int]:
     return missing
 
 
-def check_none_left_out(transcript: Any, messages: Messages, /, **context: Any) -> None:
+def check_none_left_out(impl: Implementation, transcript: Any, messages: Messages, /, **context: Any) -> None:
     """Fail naming the flattening rule of each snapshot message that is missing from the request, when leaving those
-    out explains the request (:func:`left_out`)."""
+    out explains the request (:func:`left_out`) and each is left out wherever it stands (a control puts it between two
+    other messages). A message kept there is left out for its place (in-flight handling, say): the caller's rules."""
     __tracebackhide__ = True
     missing = left_out(transcript, body(messages))
+    for index in missing:
+        message = transcript[index]
+        first = {"role": "assistant" if message.get("role") == "user" else "user", "content": "look at this"}
+        control = {"transcript": [first, message, {"role": "user", "content": "go on"}]}
+        if len(body(shape(impl, control, flatten_rule(message)))) == 3:
+            return
     if missing:
         described = ", ".join(f"{index} ({transcript[index].get('role')!r})" for index in missing)
         raise violation(list(dict.fromkeys(flatten_rule(transcript[index]) for index in missing)),
-                        f"the snapshot's message(s) {described} are not in the request; every other message is, in "
-                        "order", actual=[message.get("role") for message in messages], **context)
+                        f"the snapshot's message(s) {described} are not in the request (every other message is, in "
+                        "order), nor between two other messages", actual=[message.get("role") for message in messages],
+                        **context)
 
 
-def check_kept_count(transcript: Any, messages: Messages, count: int, rules: str | Iterable[str], what: str, /,
-                     subjects: Iterable[int] = (), **context: Any) -> None:
+def check_kept_count(impl: Implementation, transcript: Any, messages: Messages, count: int, rules: str | Iterable[str],
+                     what: str, /, subjects: Iterable[int] = (), **context: Any) -> None:
     """Fail unless the flattened snapshot holds ``count`` messages. When fewer are there and leaving out some snapshot
     messages explains it (:func:`left_out`), none of them the test's ``subjects`` (indices into ``transcript``), the
     failure names the rules that render those messages; else ``rules``, with the counts and the messages missing."""
@@ -321,7 +329,7 @@ def check_kept_count(transcript: Any, messages: Messages, count: int, rules: str
         return
     missing = left_out(transcript, flat) if len(flat) < count else []
     if missing and not set(missing) & set(subjects):
-        check_none_left_out(transcript, messages, **context)
+        check_none_left_out(impl, transcript, messages, **context)
     shown = f"; the snapshot's message(s) {missing} are not in it" if missing else ""
     raise violation(rules, f"{what}: the flattened snapshot holds {len(flat)} message(s), not {count}{shown}",
                     actual=[message.get("role") for message in messages], **context)

@@ -261,6 +261,11 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
             found.extend(differences(want, got, exact_args=exact_args, keys=keys, path=(*path, (index, len(expected))),
                                      strings=strings, contents=contents))
+        places = _permutation(expected, actual, exact_args=exact_args, keys=keys, strings=strings,
+                              contents=contents) if len(found) > 1 else None
+        if places is not None:  # the very same items, in another order: the list's own difference
+            return [Difference(path, f"the {len(expected)} items are all there, in another order: the expected items "
+                                     f"stand at {places}")]
         return found
     if isinstance(expected, str) and isinstance(actual, str) and not exact_args:
         expected, actual = canonical_tool_calls(expected), canonical_tool_calls(actual)
@@ -281,6 +286,19 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
                                whole=expected)]
         return [Difference(path, f"expected {_show(expected)}, got {_show(actual)}")]
     return []
+
+
+def _permutation(expected: list[Any], actual: list[Any], **options: Any) -> list[int] | None:
+    """Where each expected item stands in ``actual`` when ``actual`` holds the very same items in another order;
+    None otherwise."""
+    places: list[int] = []
+    for want in expected:
+        place = next((index for index, got in enumerate(actual) if index not in places and not differences(
+            want, got, **{**options, "keys": dict(options["keys"])})), None)
+        if place is None:
+            return None
+        places.append(place)
+    return places if places != sorted(places) else None
 
 
 #: The rule of the exact form of tool-call arguments, for an implementation that declares it (option args_json).

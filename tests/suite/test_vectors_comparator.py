@@ -383,3 +383,19 @@ def _rendered(value, block):
     if isinstance(value, str):
         return re.sub("\ue000([^\ue001]*)\ue001", lambda match: block(match[1]), value)
     return value
+
+
+def test_a_list_of_the_same_items_in_another_order_is_one_difference_of_the_list():
+    """A list holding exactly the expected items in another order is one difference at the list (blamed on the list's
+    own pin), not one per item (blamed on each item's rules)."""
+    expected = {"messages": [{"role": "system", "content": "S"}, {"role": "user", "content": "a"},
+                             {"role": "system", "content": "b"}, {"role": "user", "content": "F"}]}
+    actual = {"messages": [expected["messages"][i] for i in (0, 2, 1, 3)]}
+    (diff,) = _diffs(expected, actual)
+    assert diff.where == "answer.messages" and "another order" in diff.what
+    case = Case("f", "c", "d", ("a.x", "flatten.plain-messages-kept"), "shape",
+                {"transcript": [{"role": "user", "content": "a"}, {"role": "system", "content": "b"}]}, {}, {}, None,
+                {"messages": ("a.x",)})
+    assert attribute(case, [diff])[diff] == ("a.x",)
+    changed = {"messages": [*expected["messages"][:2], {"role": "system", "content": "c"}, expected["messages"][3]]}
+    assert [d.where for d in _diffs(expected, changed)] == ["answer.messages[2].content"]

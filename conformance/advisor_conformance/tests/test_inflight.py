@@ -57,7 +57,7 @@ def test_only_the_last_message_is_looked_at(impl, strings, earlier, text):
     transcript = [*earlier, {"role": "assistant", "content": text}, {"role": "user", "content": "and then?"}]
     request = params(transcript)
     messages = shape(impl, request, "inflight.last-message-only")
-    check_kept_count(transcript, messages, len(transcript), "inflight.last-message-only",
+    check_kept_count(impl, transcript, messages, len(transcript), "inflight.last-message-only",
                      "an assistant message that is not last does not stay", subjects=[len(transcript) - 2],
                      input=request)
     check(strings["inflight_label"] not in final(messages), "inflight.last-message-only",
@@ -103,7 +103,7 @@ def test_assistant_message_before_the_last_one_stays(impl, earlier, before, last
     transcript = [*earlier, before, last]
     request = params(transcript)
     messages = shape(impl, request, "inflight.last-message-only")
-    check_kept_count(transcript, messages, len(earlier) + 1, "inflight.last-message-only",
+    check_kept_count(impl, transcript, messages, len(earlier) + 1, "inflight.last-message-only",
                      "the assistant message before the last one does not stay", subjects=[len(earlier)],
                      input=request)
     check_equal(body(messages)[-1]["role"], "assistant", "inflight.last-message-only",
@@ -285,7 +285,7 @@ def test_other_trailing_roles_stay(impl, strings, earlier, last):
     transcript = [*earlier, last]
     request = params(transcript)
     messages = shape(impl, request, "inflight.other-role-stays")
-    check_kept_count(transcript, messages, len(transcript), "inflight.other-role-stays",
+    check_kept_count(impl, transcript, messages, len(transcript), "inflight.other-role-stays",
                      f"a trailing {last.get('role')!r} message does not stay", subjects=[len(transcript) - 1],
                      input=request)
     check(strings["inflight_label"] not in final(messages), "inflight.other-role-stays",

@@ -43,11 +43,11 @@ def _kept_roles(transcript):
     return ["user" if message["role"] == "tool" else message["role"] for message in transcript[: _kept(transcript)]]
 
 
-def _check_count(transcript, messages, request):
+def _check_count(impl, transcript, messages, request):
     """One message per kept snapshot message and two more (request.message-sequence); snapshot messages left out are
     blamed on the rule that renders them."""
     if len(messages) < _kept(transcript) + 2:
-        check_none_left_out(transcript, messages, input=request)
+        check_none_left_out(impl, transcript, messages, input=request)
     check_equal(len(messages), _kept(transcript) + 2, "request.message-sequence",
                 "the request does not hold one message per kept snapshot message plus two", input=request,
                 actual=[message["role"] for message in messages])
@@ -128,7 +128,7 @@ def _system_then_snapshot_then_one_user_message(impl, strings, transcript, quest
     _last_message_control(impl, strings, transcript)
     request = params(transcript, question=question, files=_files(files))
     messages = shape_valid(impl, request, "request.message-sequence")
-    _check_count(transcript, messages, request)
+    _check_count(impl, transcript, messages, request)
     check(messages[0]["role"] == "system" and messages[-1]["role"] == "user", "request.message-sequence",
           "the request does not open with a system message and end with a user message", input=request,
           actual=[m["role"] for m in messages])
@@ -205,7 +205,7 @@ def _final_of(impl, strings, request):
     transcript = request["transcript"]
     _last_message_control(impl, strings, transcript)
     messages = shape_valid(impl, request, "request.final-message-order")
-    _check_count(transcript, messages, request)
+    _check_count(impl, transcript, messages, request)
     got = final(messages)
     check(got.endswith(strings["guidance_request"]), "request.guidance-request",
           "the trailing message does not end with the declared guidance request", input=request, actual=got)

@@ -44,7 +44,7 @@ def test_golden_vector(impl, strings, case):
         # are some snapshot messages left out (each blamed on the rule that renders it)?
         check_last_message_stays(impl, (params.get("transcript") or [None])[-1])
         if isinstance(answer.get("messages"), list) and len(answer["messages"]) < len(expected["messages"]):
-            check_none_left_out(params.get("transcript"), answer["messages"], input=params)
+            check_none_left_out(impl, params.get("transcript"), answer["messages"], input=params)
     blamed = attribute(case, found, known) if refusal is None else {diff: refusal for diff in found}
     broken = list(dict.fromkeys(rule for rules in blamed.values() for rule in rules))
     shown = [f"  {diff} [{', '.join(rules)}]" for diff, rules in list(blamed.items())[:10]]
