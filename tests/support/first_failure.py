@@ -67,7 +67,7 @@ class Verdict:
         return f"{self.id} (breaks {self.entry.rule}): first failure {test} blamed on {self.blamed}"
 
 
-def run_matrix(out: Path, ids: list[str], profile: str, tests: list[str] | None = None) -> int:
+def run_matrix(out: Path, ids: list[str], profile: str, tests: list[str] | None = None, timeout: float = 7200) -> int:
     """The implementations ``ids`` against the suite, each stopping at its first failure; outcomes into ``out``."""
     known = entries()
     matrix = [{"id": key, "target": known[key].target, "rules": None, "until": known[key].rule} for key in ids]
@@ -77,7 +77,7 @@ def run_matrix(out: Path, ids: list[str], profile: str, tests: list[str] | None 
         run = run_pytest(*(tests or [SUITE]), "--impl=reference", "-p", "tests.support.matrix", f"--matrix={path}",
                          f"--matrix-report={out}", "--matrix-first-failure", "-q", "-n", "2", "--dist", "loadgroup",
                          f"--hypothesis-profile={profile}", f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
-                         timeout=3600, progress=lambda line: print(line, file=sys.stderr), label="first failures")
+                         timeout=timeout, progress=lambda line: print(line, file=sys.stderr), label="first failures")
     return run.returncode
 
 
@@ -127,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", metavar="ID", help="only these implementations (rule IDs, mistake names)")
     parser.add_argument("--outcomes", type=Path, help="judge these outcomes instead of running the matrix")
     parser.add_argument("--save", type=Path, help="keep the outcomes (JSON lines) in this file")
+    parser.add_argument("--timeout", type=float, default=7200, help="seconds the run may take (default 7200)")
     args = parser.parse_args(argv)
     ids = args.only or list(entries())
     unknown = sorted(set(ids) - set(entries()))
@@ -135,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = args.outcomes or args.save or Path(tmp) / "outcomes.jsonl"
         if args.outcomes is None:
-            run_matrix(out, ids, args.profile)
+            run_matrix(out, ids, args.profile, timeout=args.timeout)
         verdicts = judge(out, ids)
         silent = unnamed_failures(out)
     print(summarise(verdicts))
