@@ -200,6 +200,13 @@ def blame(segments: list[tuple[str | Deduped, str | Iterable[str]]], index: int,
     index = min(index, len(segments) - 1)
     named = rules_of(index)
     if index > 0 and _starts_at_segment(segments, index, actual, strings):
+        # the text that ran on is the previous segment's alone when the segment after it cannot hold it (a space
+        # before a blank line is no longer blank line: the question ran on)
+        start = sum(len(part) for part, _ in segments[:index])  # type: ignore[arg-type]
+        part = segments[index][0]
+        ran_on = actual[start:actual.find(part, start + 1)] if isinstance(part, str) and part else ""
+        if ran_on and set(ran_on) - set(part):  # type: ignore[arg-type]
+            return rules_of(index - 1)
         named = [*rules_of(index - 1), *(rule for rule in named if rule not in rules_of(index - 1))]
     return named
 
