@@ -343,6 +343,8 @@ def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | in
     if isinstance(part, Deduped) and part.content and f"File: {part.path}\n```\n{part.content}" in actual:
         # the file was sent whole where it should be deduped: the dedupe decision the slot names, not the notice
         rules = tuple(rule for rule in rules if rule != "dedupe.notice") or rules
+    elif isinstance(part, Deduped) and "dedupe.notice" in rules:
+        rules = ("dedupe.notice",)  # the content is left out, as decided; the block itself is the notice's
     # (past the last part, the offset is inside the last part: text left over at the end)
     at = sum(map(len, parts[:min(index, len(parts) - 1)])) + offset \
         if offset is not None and texts and parts else None  # type: ignore[arg-type]

@@ -345,9 +345,9 @@ def test_every_field_a_golden_vector_compares_is_pinned_to_its_rules():
                                          ("File: {path}\n```\n{content}\n```\n\n", "decision")],
                          ids=["block-without-notice", "file-sent-whole"])
 def test_a_deduped_slot_is_blamed_on_its_own_rules(block, kind):
-    """In every golden vector with a deduped file, a block without the notice is blamed on the slot's rules (the
-    notice among them), and a file sent whole on the slot's dedupe decision alone, never on a rule of the case the
-    slot does not name (the count of messages, say)."""
+    """In every golden vector with a deduped file, a block without the notice (the content left out, as decided) is
+    blamed on dedupe.notice, and a file sent whole on the slot's dedupe decision alone, never on a rule of the case
+    the slot does not name (the count of messages, say)."""
     from advisor_conformance.vectors import load_all
 
     strings = {**{name: f"<{name}>" for name in ("system_prompt", "guidance_request", "inflight_label",
@@ -364,7 +364,7 @@ def test_a_deduped_slot_is_blamed_on_its_own_rules(block, kind):
             found = differences(expected, actual, exact_args=False, strings=strings, contents=contents)
             blamed = {rule for rules in attribute(case, found, strings).values() for rule in rules}
             slot = set(segment[2])
-            want = slot if kind == "notice" else slot - {"dedupe.notice"}
+            want = {"dedupe.notice"} if kind == "notice" else slot - {"dedupe.notice"}
             assert found and blamed == want, (case.key, blamed, want)
             checked += 1
     assert checked >= 2  # deduped-file-takes-no-aggregate, deduped-and-sent-files-in-order
