@@ -160,7 +160,8 @@ class _Writer:
         entry = get_property(report, "matrix_entry")
         if entry is None or not (report.when == "call" or report.failed or report.skipped):
             return
-        outcome = "xfailed" if hasattr(report, "wasxfail") else report.outcome
+        # a snapshot to review has its own outcome (changed, not recorded): not a rule failure
+        outcome = "xfailed" if hasattr(report, "wasxfail") else get_property(report, "review") or report.outcome
         crash = getattr(report.longrepr, "reprcrash", None)
         message = crash.message if crash is not None else (str(report.longrepr) if report.longrepr else "")
         if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
