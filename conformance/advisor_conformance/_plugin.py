@@ -12,10 +12,13 @@ writes it as JSON).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import shlex
 import unittest
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -31,7 +34,7 @@ from . import _needs
 from ._protocol import AREA_OPERATIONS, CAPABILITIES
 from ._reporting import RuleTally, get_property, put_property
 from .catalogue import load_catalogue
-from .checks import RuleViolation
+from .checks import RuleViolation, SnapshotReview
 
 IMPLEMENTATION = pytest.StashKey[Implementation]()
 ORIGIN = pytest.StashKey[str]()  # where the run named its implementation: the flag, the environment or an ini key
@@ -100,6 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
                       arguments=list(config.invocation_params.args), strict=strict_should(config))
     config.stash[TALLY] = tally
     config.pluginmanager.register(tally, "advisor-conformance-tally")
+    config.pluginmanager.register(CatalogueOrder(), "advisor-conformance-order")
 
 
 def origin_of(config: pytest.Config, target: str, source: str) -> str:
@@ -203,7 +207,12 @@ def _violations(error: BaseException) -> list[RuleViolation]:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
     """Attribute a failure to the rules it breaks, apply the xfails file, and warn (not fail) for should rules."""
     report = yield
-    if report.when != "call" or not is_conformance_item(item):
+    if not is_conformance_item(item):
+        return report
+    if report.when != "call":
+        crash = getattr(report.longrepr, "reprcrash", None)
+        if report.failed and crash is not None:  # an error around the test (a fixture): named by its rules too
+            _set_message(report, f"[{', '.join(rules_of(item))}] error in the test's {report.when}: {crash.message}")
         return report
     if report.failed and call.excinfo is not None and isinstance(call.excinfo.value, unittest.SkipTest):
         # a skip raised as unittest's (hypothesis does, in some versions, for a profile that runs no example of
@@ -214,25 +223,38 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         return report
     rules = rules_of(item)
     failed_rules = rules
-    violations = _violations(call.excinfo.value) if report.failed and call.excinfo is not None else []
+    error = call.excinfo.value if report.failed and call.excinfo is not None else None
+    if isinstance(error, SnapshotReview):
+        review(item, report, error)
+        _xfails.judge(item, report, [])
+        return report
+    violations = _violations(error) if error is not None else []
     if violations:
         # A failure may be blamed on a rule the test does not carry: a precondition the test relies on (the
         # request for guidance at the end of the final message, say) checked under that rule's own name. Several
         # explicit examples failing at once (an exception group) are blamed on the rules of each of them.
         # A rule of an area the implementation does not declare is never blamed: the test's own rules are.
-        catalogue, declared = load_catalogue(), item.config.stash[IMPLEMENTATION].areas
-        blamed = [rule for violation in violations for rule in violation.rules
-                  if rule in catalogue and catalogue[rule].area in declared]
-        failed_rules = list(dict.fromkeys(blamed)) or rules
+        declared = item.config.stash[IMPLEMENTATION].areas
+        blames = [blame_of(violation, rules, declared) for violation in violations]
+        failed_rules = list(dict.fromkeys(rule for named, _ in blames for rule in named))
+        unknown = list(dict.fromkeys(rule for _, strangers in blames for rule in strangers))
         put_property(report, "failed_rules", failed_rules)
+        if unknown:
+            put_property(report, "unknown_rules", unknown)
         checked = {rule for rule in violations[0].checked if rule in rules}
         for violation in violations[1:]:
             checked &= set(violation.checked)
         put_property(report, "checked_rules", [rule for rule in rules if rule in checked])
+        more = f" (and {len(violations) - 1} more failing examples)" if len(violations) > 1 else ""
+        strangers = (f" (blamed on rule IDs the catalogue does not know: {', '.join(unknown)}; counted against "
+                     f"{', '.join(blames[0][0])})") if unknown else ""
+        # the short summary shows "[rule] what", not the exception's dotted type name
+        _set_message(report, f"[{', '.join(blames[0][0])}] {_without_rules(str(violations[0]))}{more}{strangers}")
+    elif error is not None:
+        # not a rule violation (a crash of the test, an assertion of another kind): named by the test's own rules
         crash = getattr(report.longrepr, "reprcrash", None)
-        if crash is not None:  # the short summary shows "[rule] what", not the exception's dotted type name
-            more = f" (and {len(violations) - 1} more failing examples)" if len(violations) > 1 else ""
-            crash.message = str(violations[0]) + more
+        first = crash.message if crash is not None else f"{type(error).__name__}: {error}"
+        _set_message(report, f"[{', '.join(rules)}] {first}")
     if report.failed:
         command = rerun_command(item)
         if command:
@@ -244,6 +266,60 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             report.outcome = "passed"
             put_property(report, "should_failed", True)
     return report
+
+
+def blame_of(violation: RuleViolation, rules: list[str], declared: Iterable[str]) -> tuple[list[str], list[str]]:
+    """The catalogue rules one violation is blamed on, and the rule IDs it names that the catalogue does not know.
+
+    A refusal (an operation answered an error where the test expected an answer) is blamed on the rules of the test
+    that made the call; so is a violation that names no catalogue rule of a ``declared`` area at all (the unknown IDs
+    are reported, never dropped; a rule of an area not declared is never blamed)."""
+    catalogue, declared = load_catalogue(), set(declared)
+    known = [rule for rule in violation.rules if rule in catalogue and catalogue[rule].area in declared]
+    unknown = [rule for rule in violation.rules if rule not in catalogue]
+    if violation.refused or not known:
+        return rules, unknown
+    return list(dict.fromkeys(known)), unknown
+
+
+_RULES_HEAD = re.compile(r"^\[[^\]\n]*\] ")
+
+
+def _without_rules(message: str) -> str:
+    """A violation's message without the ``[rule, ...]`` it starts with."""
+    return _RULES_HEAD.sub("", message, count=1)
+
+
+def _set_message(report: pytest.TestReport, message: str) -> None:
+    """The failure's own message: what the short summary line and the rule report show."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        crash.message = message
+
+
+def review(item: pytest.Item, report: pytest.TestReport, error: SnapshotReview) -> None:
+    """A snapshot to review: the test gets the outcome ``changed`` or ``not recorded`` and the command that accepts
+    the snapshot; no rule is blamed. The report stays failed, so the run fails until the snapshot is reviewed (and
+    accepted, or the implementation mended): a review gate, not a rule failure."""
+    command = accept_command(item)
+    put_property(report, "review", error.outcome)
+    put_property(report, "accept", command)
+    put_property(report, "accept_all", accept_command(item, every=True))
+    put_property(report, "failed_rules", [])
+    put_property(report, "checked_rules", [])
+    _set_message(report, f"[snapshot {error.outcome}] {error}\naccept it (after review): {command}")
+
+
+def accept_command(item: pytest.Item, every: bool = False) -> str:
+    """The command that records (accepts) the snapshot of ``item`` (``every``: all the snapshots of its module) for
+    the implementation under test."""
+    config = item.config
+    path = os.path.relpath(str(item.path), str(config.invocation_params.dir))
+    words = ["python", "-m", "pytest", f"--impl={target_of(config)}"]
+    snapshots = config.getoption("conformance_snapshots", None) or config.getini("conformance_snapshots")
+    if snapshots:
+        words.append(f"--impl-snapshots={snapshots}")
+    return shlex.join([*words, "--snapshot-update", path if every else f"{path}::{item.nodeid.split('::', 1)[1]}"])
 
 
 def rerun_command(item: pytest.Item) -> str | None:
@@ -283,6 +359,41 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         return
     check_rules(config, items)
     apply_xfails(config, items)
+
+
+class CatalogueOrder:
+    """Orders the collected tests last, after pytest's own reordering (which groups tests by the parameters of
+    fixtures of a wider scope) and the selection by ``-m`` and ``-k``."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        order_by_catalogue(items)
+
+
+def order_by_catalogue(items: list[pytest.Item]) -> None:
+    """Run the conformance tests in the catalogue's order of their rules, the simplest areas first (the transcript
+    model, then the request, flattening, ...), so that ``-x`` stops at the simplest rule that fails (see
+    :func:`catalogue_key`). Tests of the same key keep their collected order; the other tests of the run (a project's
+    own) keep their places."""
+    slots = [index for index, item in enumerate(items) if is_conformance_item(item)]
+    ordered = [items[position] for position in sorted(slots, key=lambda position: (catalogue_key(items[position]),
+                                                                                  position))]
+    for slot, item in zip(slots, ordered, strict=True):
+        items[slot] = item
+
+
+def catalogue_key(item: pytest.Item) -> tuple[int, int, int]:
+    """Where a conformance test runs: after the tests of every rule it names (by the latest of its rules in the
+    catalogue), a test of one rule before one that names more, and the snapshots (review items that judge whole
+    requests, not one rule) after every rule's tests."""
+    order = _catalogue_order()
+    ranks = [order.get(rule_id, len(order)) for rule_id in rules_of(item)]
+    return int("snapshot" in getattr(item, "fixturenames", ())), max(ranks, default=len(order)), len(ranks)
+
+
+@functools.cache
+def _catalogue_order() -> dict[str, int]:
+    return {rule_id: index for index, rule_id in enumerate(load_catalogue().rules)}
 
 
 def apply_xfails(config: pytest.Config, items: list[pytest.Item]) -> None:

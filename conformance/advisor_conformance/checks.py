@@ -8,7 +8,8 @@ from typing import Any
 from ._bounded import abbreviate, cap_line, cap_lines, show
 from ._excerpts import first_difference, parting, region
 
-__all__ = ["RuleViolation", "abbreviate", "answer_of", "check", "check_equal", "show", "violation"]
+__all__ = ["RuleViolation", "SnapshotReview", "abbreviate", "answer_of", "check", "check_equal", "refusal", "show",
+           "violation"]
 
 _MISSING = object()
 _LONG = 160
@@ -20,13 +21,30 @@ class RuleViolation(AssertionError):
     """An implementation broke a rule of the catalogue.
 
     ``rules`` are the rules the failure is attributed to; ``checked`` the rules of the same test that were checked
-    in full and held (a golden vector compares every field, so its other rules are known to pass).
+    in full and held (a golden vector compares every field, so its other rules are known to pass). A ``refused``
+    violation is an operation that answered an error where the test expected an answer (:func:`refusal`): the plugin
+    blames it on the rules of the test that made the call, whatever ``rules`` the helper that saw it named.
     """
 
-    def __init__(self, message: str, rules: Iterable[str] = (), checked: Iterable[str] = ()) -> None:
+    def __init__(self, message: str, rules: Iterable[str] = (), checked: Iterable[str] = (),
+                 refused: bool = False) -> None:
         super().__init__(message)
         self.rules = list(rules)
         self.checked = list(checked)
+        self.refused = refused
+
+
+class SnapshotReview(AssertionError):
+    """A snapshot to review, not a rule failure: the rendered request ``changed`` from its recorded snapshot, or no
+    snapshot is ``not recorded`` yet. The plugin gives the test that outcome and the command that accepts it."""
+
+    OUTCOMES = ("changed", "not recorded")
+
+    def __init__(self, message: str, outcome: str) -> None:
+        if outcome not in self.OUTCOMES:
+            raise ValueError(f"a snapshot review is one of {self.OUTCOMES}, not {outcome!r}")
+        super().__init__(message)
+        self.outcome = outcome
 
 
 def violation(rules: str | Iterable[str], what: str, *, input: Any = _MISSING, expected: Any = _MISSING,
@@ -64,6 +82,15 @@ def _string_difference(expected: str, actual: str) -> list[str]:
         cap_line(region("expected", expected, at - 60, at + 100)),
         cap_line(region("actual", actual, at - 60, at + 100)),
     ]
+
+
+def refusal(rules: str | Iterable[str], what: str, /, **context: Any) -> RuleViolation:
+    """An operation answered an error (``unsupported_op``, a refused input, ...) where the test expected an answer:
+    a violation the plugin blames on the rules of the test that made the call, not on the rules of a helper that
+    only reads the answer (``rules``: what the message names when the violation is raised outside a test)."""
+    error = violation(rules, what, **context)
+    error.refused = True
+    return error
 
 
 def check(condition: bool, rules: str | Iterable[str], what: str, /, **context: Any) -> None:

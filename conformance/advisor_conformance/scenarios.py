@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ._loopback import Reply, expected_answers, recorded_answer, refused_url
-from .checks import answer_of, check, violation
+from .checks import answer_of, check, refusal, violation
 
 __all__ = [
     "SNAPSHOT", "Reply", "budget_note", "call", "check_cap_holds", "check_use_kept", "declared", "error_of", "expected_answers", "failure", "mentions", "note_pattern",
@@ -68,8 +68,13 @@ def run(impl: Implementation, params: Mapping[str, Any], rules: str | Iterable[s
     __tracebackhide__ = True
     answer = answer_of(impl, "scenario", params, rules)
     if "error" in answer:
-        raise violation(rules, "the scenario as a whole was refused", input=params, actual=answer["error"])
+        raise refusal(rules, "the scenario as a whole was refused", input=params, actual=answer["error"])
     return answer
+
+
+#: Error codes of a call that refused its input or its operation (a call that ran and failed at the provider is
+#: a ``provider_error``, and a file it could not load a ``file_error``: what the call's own rules are about).
+REFUSALS = ("unsupported_op", "invalid_input")
 
 
 def requests_of(answer: Mapping[str, Any], call_index: int) -> list[dict[str, Any]]:
@@ -88,6 +93,10 @@ def result_of(answer: Mapping[str, Any], index: int, rules: str | Iterable[str],
     """The note of call ``index``; an error fails naming ``rules``."""
     __tracebackhide__ = True
     outcome = _outcome(answer, index, rules, params)
+    error = outcome.get("error")
+    if "result" not in outcome and isinstance(error, dict) and error.get("code") in REFUSALS:
+        raise refusal(rules, f"call {index} was refused ({error.get('code')}) where a note was expected",
+                      input=params, actual=outcome)
     check("result" in outcome, rules, f"call {index} failed where a note was expected", input=params,
           actual=outcome)
     return outcome["result"]
@@ -118,7 +127,7 @@ def check_use_kept(impl: Implementation, answer: Mapping[str, Any], params: Any,
     check_cap_holds(impl, cap=1, calls=2, shared=True)
     made = len(requests_of(answer, index)) if "provider_requests" in answer else "?"
     raise violation(rules, f"with the cap at 1, call {index} after the failed call did not get the budget note 1/1 (it "
-                    f"made {made} provider request(s)), though two good calls do: the failed call gave its use back",
+                    f"made {made} provider request(s)), though the second of two good calls does",
                     input=params, expected=expected, actual=got)
 
 

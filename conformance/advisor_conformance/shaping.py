@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._excerpts import first_difference, parting, region
-from .checks import answer_of, check, violation
+from .checks import answer_of, check, refusal, violation
 from ._implementation import Implementation
 
 Messages = list[dict[str, str]]
@@ -29,12 +29,16 @@ def params(transcript: list[dict[str, Any]], question: str | None = None,
     return out
 
 
-def shape(impl: Implementation, request: Mapping[str, Any], rules: str | Iterable[str], **kwargs: Any) -> Messages:
-    """The messages for valid input; an error answer fails the test naming ``rules``."""
+def shape(impl: Implementation, request: Mapping[str, Any], rules: str | Iterable[str], *, accepts: bool = False,
+          **kwargs: Any) -> Messages:
+    """The messages for valid input; an error answer is a refusal, blamed on the rules of the test that made the call
+    (:func:`~.checks.refusal`). With ``accepts``, the call is a control that the input is accepted at all, and an
+    error breaks ``rules`` (transcript.roles for a well-formed transcript, say)."""
     __tracebackhide__ = True
     answer = answer_of(impl, "shape", request, rules, **kwargs)
     if "error" in answer:
-        raise violation(rules, "shape answered an error for valid input", input=request, actual=answer["error"])
+        raise (violation if accepts else refusal)(rules, "shape answered an error for valid input", input=request,
+                                                  actual=answer["error"])
     return answer["messages"]
 
 
@@ -127,27 +131,61 @@ def locate_departure_at(actual: str, parts: list[str | Deduped],
 
 
 def check_segments(actual: str, segments: Iterable[tuple[str | Deduped, str | Iterable[str]]],
-                   strings: Mapping[str, str], what: str, /, order: tuple[str, list[str]] | None = None,
-                   **context: Any) -> None:
+                   strings: Mapping[str, str], what: str, /,
+                   order: tuple[str, list[str | tuple[str, str]]] | None = None, **context: Any) -> None:
     """Fail unless ``actual`` is the segments' texts in order (a :class:`Deduped` segment: a deduped file's block),
     naming the rules of the segment where the text departs: a wrong request for guidance is blamed on its rule,
     not on the rule of the file or question the test is about. With ``order = (rule, blocks)``, a text that is
-    exactly those blocks in another order is blamed on that rule, with where each block stands."""
+    exactly those blocks in another order is blamed on that rule, with where each block stands; a block given as
+    ``(text, kind)`` keeps its place among the blocks of the same kind by the rule ``kind`` (files in the order
+    given: files.render-format), which is blamed instead when only blocks of one kind changed places."""
     __tracebackhide__ = True
     segments = list(segments)
     found = locate_departure(actual, [part for part, _ in segments], strings)
     if found is None:
         return
     if order is not None:
-        rule, blocks = order
+        rule, given = order
+        blocks = [block[0] if isinstance(block, tuple) else block for block in given]
+        kinds = [block[1] if isinstance(block, tuple) else None for block in given]
         if blocks and all(block in actual for block in blocks):
             where = [actual.find(block) for block in blocks]
-            reordered = "".join(block for _, block in sorted(zip(where, blocks, strict=True), key=lambda p: p[0]))
-            if reordered == actual:  # the very same blocks, in another order
-                raise violation(rule, f"{what}: every block is there, but in another order: the blocks stand at "
-                                      f"characters {where} (in the expected order)", **context)
+            placed = sorted(zip(where, blocks, kinds, strict=True), key=lambda p: p[0])
+            if "".join(block for _, block, _ in placed) == actual:  # the very same blocks, in another order
+                # the places whose block changed; when the kinds still stand in their order, only blocks of one kind
+                # changed places among themselves, which is that kind's rule
+                changed = {kinds[i] for i in range(len(blocks)) if placed[i][1] != blocks[i]}
+                same_kinds = [kind for _, _, kind in placed] == kinds and None not in changed
+                blamed = sorted(changed) if same_kinds else rule
+                raise violation(blamed, f"{what}: every block is there, but in another order: the blocks stand at "
+                                        f"characters {where} (in the expected order)", **context)
     index, problem = found
+    missing = _missing_run(actual, segments, index, strings)
+    if missing is not None:  # whole segments are missing, and the text goes on with what follows them
+        start, end = missing
+        named = [rule for _, owner in segments[start:end] for rule in ([owner] if isinstance(owner, str) else owner)]
+        raise violation(list(dict.fromkeys(named)), f"{what}: {problem}; the text goes on with what should follow "
+                        f"{end - start} missing part(s)" + (" (it ends there)" if end == len(segments) else ""),
+                        **context)
     raise violation(blame(segments, index, actual, strings), f"{what}: {problem}", **context)
+
+
+def _missing_run(actual: str, segments: list[tuple[str | Deduped, Any]], index: int,
+                 strings: Mapping[str, str]) -> tuple[int, int] | None:
+    """When the text departs right where segment ``index`` begins and goes on with a later segment (or ends there),
+    the segments in between are missing: ``(index, end)``; else None."""
+    found = locate_departure_at(actual, [part for part, _ in segments], strings)
+    prefix = [part for part, _ in segments[:index]]
+    if found is None or found[2] != 0 or index >= len(segments) or not all(isinstance(p, str) for p in prefix):
+        return None
+    position = sum(len(part) for part in prefix)  # type: ignore[arg-type]
+    for end in range(index + 1, len(segments) + 1):
+        if end == len(segments):
+            return (index, end) if position == len(actual) else None
+        part = segments[end][0]
+        if isinstance(part, str) and part and actual.startswith(part, position):
+            return index, end
+    return None
 
 
 def blame(segments: list[tuple[str | Deduped, str | Iterable[str]]], index: int, actual: str,
@@ -163,6 +201,13 @@ def blame(segments: list[tuple[str | Deduped, str | Iterable[str]]], index: int,
     index = min(index, len(segments) - 1)
     named = rules_of(index)
     if index > 0 and _starts_at_segment(segments, index, actual, strings):
+        # the text that ran on is the previous segment's alone when the segment after it cannot hold it (a space
+        # before a blank line is no longer blank line: the question ran on)
+        start = sum(len(part) for part, _ in segments[:index])  # type: ignore[arg-type]
+        part = segments[index][0]
+        ran_on = actual[start:actual.find(part, start + 1)] if isinstance(part, str) and part else ""
+        if ran_on and set(ran_on) - set(part):  # type: ignore[arg-type]
+            return rules_of(index - 1)
         named = [*rules_of(index - 1), *(rule for rule in named if rule not in rules_of(index - 1))]
     return named
 
@@ -221,9 +266,91 @@ def body(messages: Messages) -> Messages:
     return messages[1:-1]
 
 
+def flatten_rule(message: Any) -> str:
+    """The flattening rule a snapshot message of this kind is rendered by: a tool result's (the advisor's own note's),
+    an assistant message with tool calls', or that of the plain messages kept as they are."""
+    if not isinstance(message, Mapping):
+        return "flatten.plain-messages-kept"
+    if message.get("role") == "tool":
+        return "flatten.advisor-note" if message.get("name") == "advisor" else "flatten.tool-result"
+    if message.get("role") == "assistant" and message.get("tool_calls"):
+        return "flatten.assistant-with-calls"
+    return "flatten.plain-messages-kept"
+
+
+def left_out(transcript: Any, flat: Messages) -> list[int]:
+    """The indices of the snapshot messages missing from the flattened snapshot ``flat`` (:func:`body`), when
+    leaving out just those explains it: the others are found in order, each as a message of the role it renders
+    with that holds its text. Empty when that does not explain what was rendered (a merge, a message too many)."""
+    if not isinstance(transcript, list):
+        return []
+    kept = transcript[:-1] if transcript and isinstance(transcript[-1], Mapping) and \
+        transcript[-1].get("role") == "assistant" else transcript
+    missing, at = [], 0
+    for index, message in enumerate(kept):
+        if not isinstance(message, Mapping):
+            return []
+        role = "user" if message.get("role") == "tool" else message.get("role")
+        text = message.get("content") if isinstance(message.get("content"), str) else ""
+        here = flat[at] if at < len(flat) else None
+        if here is not None and here.get("role") == role and text in str(here.get("content", "")):
+            at += 1
+        else:
+            missing.append(index)
+    if at != len(flat) or len(kept) - len(missing) != len(flat):
+        return []
+    # a missing message whose text stands in another message may have been merged into it, not left out
+    texts = [str(message.get("content", "")) for message in flat]
+    if any(isinstance(kept[index].get("content"), str) and kept[index]["content"] and
+           any(kept[index]["content"] in text for text in texts) for index in missing):
+        return []
+    return missing
+
+
+def check_none_left_out(impl: Implementation, transcript: Any, messages: Messages, /, **context: Any) -> None:
+    """Fail naming the flattening rule of each snapshot message that is missing from the request, when leaving those
+    out explains the request (:func:`left_out`) and each is left out wherever it stands (a control puts it between two
+    other messages). A message kept there is left out for its place (in-flight handling, say): the caller's rules."""
+    __tracebackhide__ = True
+    missing = left_out(transcript, body(messages))
+    for index in missing:
+        message = transcript[index]
+        first = {"role": "assistant" if message.get("role") == "user" else "user", "content": "look at this"}
+        control = {"transcript": [first, message, {"role": "user", "content": "go on"}]}
+        if len(body(shape(impl, control, flatten_rule(message)))) == 3:
+            return
+    if missing:
+        described = ", ".join(f"{index} ({transcript[index].get('role')!r})" for index in missing)
+        raise violation(list(dict.fromkeys(flatten_rule(transcript[index]) for index in missing)),
+                        f"the snapshot's message(s) {described} are not in the request (every other message is, in "
+                        "order), nor between two other messages", actual=[message.get("role") for message in messages],
+                        **context)
+
+
+def check_kept_count(impl: Implementation, transcript: Any, messages: Messages, count: int, rules: str | Iterable[str],
+                     what: str, /, subjects: Iterable[int] = (), **context: Any) -> None:
+    """Fail unless the flattened snapshot holds ``count`` messages. When fewer are there and leaving out some snapshot
+    messages explains it (:func:`left_out`), none of them the test's ``subjects`` (indices into ``transcript``), the
+    failure names the rules that render those messages; else ``rules``, with the counts and the messages missing."""
+    __tracebackhide__ = True
+    flat = body(messages)
+    if len(flat) == count:
+        return
+    missing = left_out(transcript, flat) if len(flat) < count else []
+    if missing and not set(missing) & set(subjects):
+        check_none_left_out(impl, transcript, messages, **context)
+    shown = f"; the snapshot's message(s) {missing} are not in it" if missing else ""
+    raise violation(rules, f"{what}: the flattened snapshot holds {len(flat)} message(s), not {count}{shown}",
+                    actual=[message.get("role") for message in messages], **context)
+
+
 def check_last_message_stays(impl: Implementation, last: Any) -> None:
     """A control for tests that count a request's messages: a transcript ending in ``last`` (a tool, user or system
-    message) keeps it in the flattened snapshot (inflight.other-role-stays); an assistant message is not checked."""
+    message) keeps it in the flattened snapshot (inflight.other-role-stays); an assistant message is not checked.
+
+    When it does not, what was observed decides the rule: the same message left out between two others as well is
+    its flattening rule's (:func:`flatten_rule`), its text standing in the final message instead is
+    request.message-sequence's, and a message left out only when it comes last is inflight.other-role-stays'."""
     __tracebackhide__ = True
     if not isinstance(last, Mapping) or last.get("role") == "assistant":
         return
@@ -232,10 +359,23 @@ def check_last_message_stays(impl: Implementation, last: Any) -> None:
     first = {"role": "assistant" if last.get("role") == "user" else "user", "content": "look at this"}
     request = {"transcript": [first, last]}
     messages = shape(impl, request, "inflight.other-role-stays")
-    if len(body(messages)) != 2:
-        raise violation("inflight.other-role-stays", f"a transcript of 2 messages ending in a {last.get('role')!r} "
-                        f"message was flattened to {len(body(messages))} message(s)", input=request,
-                        actual=[message.get("role") for message in messages])
+    if len(body(messages)) == 2:
+        return
+    roles = [message.get("role") for message in messages]
+    middle = {"transcript": [first, last, {"role": "user", "content": "go on"}]}
+    if len(body(shape(impl, middle, flatten_rule(last)))) < 3:
+        raise violation(flatten_rule(last), f"a {last.get('role')!r} message is left out of the flattened snapshot "
+                        "wherever it stands: last of 2 messages, and between 2 others", input=[request, middle],
+                        actual=roles)
+    # the final message differs from that of the first message alone, and holds the last message's text
+    text, alone = last.get("content"), final(shape(impl, {"transcript": [first]}, "inflight.other-role-stays"))
+    if isinstance(text, str) and text.strip() and final(messages) != alone and text in final(messages):
+        raise violation("request.message-sequence", f"a transcript of 2 messages ending in a {last.get('role')!r} "
+                        f"message was flattened to {len(body(messages))} message(s), and the last message's text "
+                        "stands in the final message", input=request, actual=messages)
+    raise violation("inflight.other-role-stays", f"a transcript of 2 messages ending in a {last.get('role')!r} "
+                    f"message was flattened to {len(body(messages))} message(s) (between 2 others, it stays)",
+                    input=request, actual=roles)
 
 
 def flattened(messages: Messages, index: int, rules: str | Iterable[str], /, **context: Any) -> dict[str, Any]:

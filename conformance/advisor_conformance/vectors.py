@@ -260,6 +260,11 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
             found.extend(differences(want, got, exact_args=exact_args, keys=keys, path=(*path, (index, len(expected))),
                                      strings=strings, contents=contents))
+        places = _permutation(expected, actual, exact_args=exact_args, keys=keys, strings=strings,
+                              contents=contents) if len(found) > 1 else None
+        if places is not None:  # the very same items, in another order: the list's own difference
+            return [Difference(path, f"the {len(expected)} items are all there, in another order: the expected items "
+                                     f"stand at {places}")]
         return found
     if isinstance(expected, str) and isinstance(actual, str) and not exact_args:
         expected, actual = canonical_tool_calls(expected), canonical_tool_calls(actual)
@@ -280,6 +285,19 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
                                whole=expected)]
         return [Difference(path, f"expected {_show(expected)}, got {_show(actual)}")]
     return []
+
+
+def _permutation(expected: list[Any], actual: list[Any], **options: Any) -> list[int] | None:
+    """Where each expected item stands in ``actual`` when ``actual`` holds the very same items in another order;
+    None otherwise."""
+    places: list[int] = []
+    for want in expected:
+        place = next((index for index, got in enumerate(actual) if index not in places and not differences(
+            want, got, **{**options, "keys": dict(options["keys"])})), None)
+        if place is None:
+            return None
+        places.append(place)
+    return places if places != sorted(places) else None
 
 
 #: The rule of the exact form of tool-call arguments, for an implementation that declares it (option args_json).
@@ -321,8 +339,11 @@ def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | in
     texts = all(isinstance(piece, str) for piece in parts)  # no deduped slot: the whole expected text is known
     if texts:
         rules = _encoding_only("".join(parts), actual, exact_args) or rules  # type: ignore[arg-type]
-    if isinstance(part, Deduped) and f"File: {part.path}\n```\n" in actual:
-        rules = ()  # the file was sent whole where it should be deduped: the case's dedupe decision, not the layout
+    if isinstance(part, Deduped) and part.content and f"File: {part.path}\n```\n{part.content}" in actual:
+        # the file was sent whole where it should be deduped: the dedupe decision the slot names, not the notice
+        rules = tuple(rule for rule in rules if rule != "dedupe.notice") or rules
+    elif isinstance(part, Deduped) and "dedupe.notice" in rules:
+        rules = ("dedupe.notice",)  # the content is left out, as decided; the block itself is the notice's
     # (past the last part, the offset is inside the last part: text left over at the end)
     at = sum(map(len, parts[:min(index, len(parts) - 1)])) + offset \
         if offset is not None and texts and parts else None  # type: ignore[arg-type]
@@ -442,6 +463,32 @@ FIELD_RULES: dict[str, dict[str, tuple[str, ...]]] = {
 }
 
 
+#: The areas whose blocks the final message of a request holds (the in-flight block, the files, the question, the
+#: request for guidance): a departure in a final message that no segment or pin locates is theirs.
+FINAL_MESSAGE_AREAS = ("request", "files", "question", "dedupe", "inflight")
+
+
+def message_rules(case: Case) -> list[tuple[list[str | int], tuple[str, ...]]]:
+    """The rules each message of a ``shape`` answer is rendered by, from the case's input: the system prompt's
+    (messages[0]), each snapshot message's flattening rule (by its kind: a plain message, an assistant message with
+    tool calls, a tool result, the advisor's note), and, for the final message, the case's rules of the areas whose
+    blocks it holds. They pin a message the vector pins no closer (like :data:`FIELD_RULES`), so that a departure
+    inside one message is never blamed on the rule of the list as a whole (the count of messages)."""
+    from .shaping import flatten_rule
+
+    if case.op != "shape" or not isinstance(case.input, dict) or not isinstance(case.input.get("transcript"), list):
+        return []
+    transcript = case.input["transcript"]
+    kept = transcript[:-1] if transcript and isinstance(transcript[-1], dict) and \
+        transcript[-1].get("role") == "assistant" else transcript
+    out: list[tuple[list[str | int], tuple[str, ...]]] = [(["messages", 0], ("request.system-prompt",))]
+    out += [(["messages", index + 1], (flatten_rule(message),)) for index, message in enumerate(kept)]
+    final = tuple(rule for rule in case.rules if rule.split(".", 1)[0] in FINAL_MESSAGE_AREAS
+                  and rule not in ("request.system-prompt", "request.no-tools", "request.message-sequence"))
+    out.append((["messages", -1], final or ("request.final-message-order",)))
+    return out
+
+
 def _line_at(text: str, offset: int) -> tuple[int, str]:
     """Where the line holding ``offset`` starts in ``text``, and the line (without its newline)."""
     start = text.rfind("\n", 0, offset) + 1
@@ -518,6 +565,18 @@ def separator_rule(diff: Difference) -> tuple[str, ...] | None:
     return None
 
 
+def _inside_arguments(diff: Difference) -> bool:
+    """Whether a text departs inside the ``<args-json>`` of a tool-call line (after its opening brace, before its
+    closing one)."""
+    text = diff.whole if diff.whole is not None else diff.expected
+    at = diff.actual_offset if diff.actual_offset is not None else diff.offset
+    if text is None or at is None:
+        return False
+    start, line = _line_at(text, at)
+    call = _TOOL_CALL_LINE.match(line)
+    return call is not None and call.start("args") < at - start < call.end("args") - 1
+
+
 _ARG_MARKER = re.compile(r"\u2026\[elided, \d+ bytes total\]")
 
 
@@ -568,10 +627,12 @@ def attribute(case: Case, found: list[Difference],
               strings: Mapping[str, str] | None = None) -> dict[Difference, tuple[str, ...]]:
     """The rules each difference breaks: the declared string's rule when a text departs inside one, the flattening
     rule when it departs in a tool call's or result's frame (:func:`frame_rule`); else those of
-    its $segments part, or of the longest pins pattern covering it (the operation's :data:`FIELD_RULES` when they
-    name the field more closely); else all the case's rules."""
+    its $segments part, or of the longest pins pattern covering it (the operation's :data:`FIELD_RULES`, and for
+    ``shape`` the rule each message is rendered by (:func:`message_rules`), when they name the field more closely);
+    else all the case's rules."""
     parsed = [(parse_pattern(pattern), rules) for pattern, rules in (case.pins or {}).items()]
     fields = [(parse_pattern(pattern, "FIELD_RULES"), rules) for pattern, rules in FIELD_RULES.get(case.op, {}).items()]
+    fields += message_rules(case)
     ids = _call_ids(case.input)
     out = {}
     for diff in found:
@@ -602,6 +663,8 @@ def attribute(case: Case, found: list[Difference],
                          key=lambda pair: pair[0])
         if field_best is not None and (best is None or field_best[0] > best[0]):
             best = (field_best[0], request_field_rule(case, diff) or field_best[1])
+        if best is not None and best[1] == ("flatten.assistant-with-calls",) and _inside_arguments(diff):
+            best = (best[0], ("flatten.args-json",))  # the message's frame holds; the text departs in a call's JSON
         out[diff] = best[1] if best else case.rules
     return out
 

@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 from ._implementation import Implementation
-from .checks import answer_of, violation
+from .checks import answer_of, refusal
 
 LOOKBACK = 20  # a cache read looks back at most this many blocks from a breakpoint
 SPACING = 15
@@ -96,7 +96,7 @@ def encode(impl: Implementation, provider: str, request: Mapping[str, Any], rule
     __tracebackhide__ = True
     answer = answer_of(impl, "encode", {"provider": provider, "request": request}, rules)
     if "error" in answer:
-        raise violation(rules, f"encode for {provider} answered an error", input=request, actual=answer["error"])
+        raise refusal(rules, f"encode for {provider} answered an error", input=request, actual=answer["error"])
     return answer
 
 

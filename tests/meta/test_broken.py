@@ -82,6 +82,18 @@ def test_broken_implementation_is_caught(broken_runs, entry):
         )
 
 
+def test_every_failure_message_names_a_catalogue_rule(broken_runs):
+    """Every failure of every broken implementation (in its rule's tests) starts by naming at least one rule of the
+    catalogue: `[rule.id, ...] what differs`, whatever failed (a rule violation, a refusal, a crash of the test)."""
+    from ..support.first_failure import names_a_rule
+
+    _, outcomes = broken_runs
+    failures = [record for records in outcomes.values() for record in records if record["outcome"] == "failed"]
+    silent = [f"{record['nodeid']}: {record['message'][:300]}" for record in failures
+              if not names_a_rule(record["message"])]
+    assert len(failures) > len(outcomes) and not silent, silent[:5]
+
+
 def test_cross_rule_figure_sorts_each_failure_by_the_rules_it_is_blamed_on():
     """The cross-rule figure counts a failure as precise (its rule or what the mistake also breaks), over-broad,
     misattributed (only rules kept) or a documented dependency (a whole-request test)."""

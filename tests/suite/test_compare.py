@@ -86,6 +86,8 @@ def test_comparison_lists_the_worse_rule_and_test():
     ("warning", "xfailed", "better"),
     ("no tests", "passed", "better"),
     ("skipped", "no tests", "changed"),
+    ("passed", "not checked", "worse"),
+    ("not checked", "skipped", "changed"),
     ("no tests", "skipped", "changed"),
 ])
 def test_rule_outcomes_are_ordered_failed_warning_xfailed_skipped_passed(old, new, direction):
@@ -206,3 +208,19 @@ def test_unreadable_input_exits_2_naming_the_file(tmp_path, capsys, content, whi
     capsys.readouterr()
     assert main(["compare", *args]) == 2
     assert "bad-input.json" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("outcome", ["changed", "not recorded"])
+def test_snapshot_to_review_is_neither_worse_nor_a_rule(tmp_path, capsys, outcome):
+    """A snapshot that changed (or was never recorded) is listed as a review item with the command that accepts it;
+    the rule it carries keeps its outcome, nothing counts as worse, and `compare` exits 0."""
+    node = "tests/test_snapshots.py::test_rendered_request_matches_snapshot[go]"
+    old = report({"flatten.deterministic": "passed"}, [(node, ["flatten.deterministic"], "passed")])
+    new = report({"flatten.deterministic": "passed"}, [(node, ["flatten.deterministic"], outcome)])
+    new["snapshots"] = {"changed": [], "not recorded": [], "accept": "python -m pytest --snapshot-update x"}
+    comparison = compare_runs(parse_run(old), parse_run(new))
+    assert comparison.rules == [] and not comparison.worse
+    assert [(change.id, change.direction) for change in comparison.tests] == [(node, "review")]
+    assert main(["compare", write(tmp_path, "old.json", old), write(tmp_path, "new.json", new)]) == 0
+    out = capsys.readouterr().out
+    assert "python -m pytest --snapshot-update x" in out and out.rstrip().endswith("nothing got worse"), out

@@ -180,12 +180,14 @@ def test_each_outcome_has_its_own_symbol_and_label():
     """Every rule outcome is shown by a distinct symbol, and each cell has an accessible label naming the outcome."""
     data = report({"alpha.one": "passed", "alpha.two": "failed", "beta.three": "warning"})
     more = report({"alpha.one": "xfailed", "alpha.two": "skipped", "beta.three": "no tests"})
-    page, _ = parse(build(data, more))
+    last = report({"alpha.one": "not checked", "alpha.two": "passed", "beta.three": "passed"})
+    page, _ = parse(build(data, more, last))
     assert {cell["outcome"]: cell["symbol"] for cell in page.cell_info} == {
-        "passed": "✓", "failed": "✗", "warning": "!", "xfailed": "x", "skipped": "–", "no tests": "·"}
+        "passed": "✓", "failed": "✗", "warning": "!", "xfailed": "x", "skipped": "–", "no tests": "·",
+        "not checked": "?"}
     expected = {(row["id"], str(run)): row["outcome"]
-                for run, rules in enumerate((data, more)) for row in rules["rules"]}
-    assert len(page.cell_info) == len(expected) == 6
+                for run, rules in enumerate((data, more, last)) for row in rules["rules"]}
+    assert len(page.cell_info) == len(expected) == 9
     for cell in page.cell_info:
         assert cell["label"].startswith(cell["rule"]) and f": {expected[(cell['rule'], cell['run'])]}" in cell["label"]
 
@@ -211,14 +213,16 @@ def test_failing_cell_data_holds_the_failing_tests_and_their_messages():
     assert data["rules"]["alpha.one"]["source"] == "spec: alpha one."
 
 
-def test_failing_test_is_listed_only_under_the_rules_its_failure_counts_against():
-    """A failing test whose report names the rules it failed is listed under those rules' cells, not its others."""
-    data = report({"alpha.one": "failed", "alpha.two": "passed", "beta.three": "passed"})
+def test_failing_test_is_listed_as_failed_only_under_the_rules_its_failure_counts_against():
+    """A failing test whose report names the rules it failed is listed as failed under those rules' cells, as not
+    checked under its rules it did not check past the failure, and not at all under the rules it checked in full."""
+    data = report({"alpha.one": "failed", "alpha.two": "passed", "beta.three": "not checked"})
     data["tests"] = [{"nodeid": "tests/test_a.py::both", "rules": ["alpha.one", "alpha.two", "beta.three"],
                       "outcome": "failed", "message": "[alpha.one] no", "failed_rules": ["alpha.one"],
                       "checked_rules": ["alpha.two"]}]
     _, embedded = parse(build(data))
-    assert set(embedded["cells"][0]) == {"alpha.one"}
+    assert {rule: tests[0][1] for rule, tests in embedded["cells"][0].items()} == {
+        "alpha.one": "failed", "beta.three": "not checked"}
     plain = report({"alpha.one": "failed", "alpha.two": "failed"},
                    [("tests/test_a.py::both", ["alpha.one", "alpha.two"], "failed", "[alpha.one, alpha.two] no")])
     _, embedded = parse(build(plain))
@@ -339,6 +343,22 @@ def test_compare_adds_the_changes_and_marks_worse_cells():
     marked = {(cell["rule"], cell["run"]): cell["class"].split()[2:] for cell in page.cell_info}
     assert marked[("alpha.one", "1")] == ["worse"] and marked[("alpha.one", "0")] == []
     assert '<section id="changes"' not in build(GOOD, BAD)
+
+
+@pytest.mark.parametrize("outcome", ["changed", "not recorded"])
+def test_snapshot_to_review_is_listed_apart_and_marks_no_rule(outcome):
+    """A snapshot that changed (or was never recorded) is listed in a section of snapshots to review with the command
+    that accepts it, and under its rule's cell with its own outcome; the rule's cell keeps the run's rule outcome."""
+    node = "tests/test_snapshots.py::test_rendered_request_matches_snapshot[go]"
+    data = report({"alpha.one": "passed"}, [(node, ["alpha.one"], outcome, "[snapshot changed] it changed")])
+    data["snapshots"] = {"changed": [], "not recorded": [], "accept": "python -m pytest --snapshot-update t.py"}
+    html = build(data)
+    section = re.search(r'<section id="reviews".*?</section>\s*</section>', html, re.S)
+    assert section and node in section[0] and outcome in section[0] and "--snapshot-update t.py" in section[0]
+    page, embedded = parse(html)
+    assert page.cells == {"alpha.one": ["passed"]}
+    assert [(embedded["nodes"][test[0]], test[1]) for test in embedded["cells"][0]["alpha.one"]] == [(node, outcome)]
+    assert '<section id="reviews"' not in build(GOOD)
 
 
 def test_report_command_writes_the_page(tmp_path, capsys):

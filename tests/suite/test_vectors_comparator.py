@@ -205,13 +205,13 @@ def test_a_tool_call_id_shown_on_the_line_is_blamed_on_hidden_ids(segmented):
     expected = {"$segments": [["[tool_call: bash ", ["a.x"]], ['{"command":"echo c1"}', ["a.y"]], ["]", ["a.z"]]]} \
         if segmented else line
     case = Case("f", "c", "d", ("a.x", "a.y", "a.z"), "shape",
-                {"transcript": [{"role": "assistant", "tool_calls": [{"id": "c1", "name": "bash"}]}]}, {}, {}, None,
-                {"messages": ("a.x",)})
+                {"transcript": [{"role": "assistant", "tool_calls": [{"id": "c1", "name": "bash"}]},
+                                {"role": "user", "content": "go on"}]}, {}, {}, None, {"messages": ("a.x",)})
     for actual, rules in [('[tool_call: bash {"command":"echo c1"} id=c1]', ("flatten.call-ids-hidden",)),
                           ('[tool_call: bash#c1 {"command":"echo c1"}]', ("flatten.call-ids-hidden",)),
                           ('[tool_call: bash {"command":"echo c1"} ]', ("flatten.tool-call-line",)),
-                          ('[tool_call: bash {"command":"echo c2"}]', ("a.y",) if segmented else ("a.x",))]:
-        (diff,) = _diffs({"messages": [expected]}, {"messages": [actual]})
+                          ('[tool_call: bash {"command":"echo c2"}]', ("a.y",) if segmented else ("flatten.args-json",))]:
+        (diff,) = _diffs({"messages": ["S", expected]}, {"messages": ["S", actual]})
         assert attribute(case, [diff])[diff] == rules, actual
 
 
@@ -287,3 +287,115 @@ def test_an_unexpected_refusal_is_the_one_difference(at, rules):
     assert blame == rules
     assert refused(_diffs(expected, {"messages": []}), expected, {"messages": []})[1] is None
     assert len(refused(_diffs(expected, {"messages": []}), expected, {"messages": []})[0]) == 1
+
+
+def _compared(value, path=()):
+    """Every place a vector's expected answer compares: each field and list (its count), each $segments part."""
+    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in ("$segments", "$ignore", "$hex32",
+                                                                            "$between"):
+        if "$segments" in value:
+            yield from ((path, ("segment", text, rules)) for text, rules in value["$segments"])
+        elif "$ignore" not in value:
+            yield path, None
+        return
+    yield path, None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for key, item in items:
+        yield from _compared(item, (*path, (key, len(value) if isinstance(value, list) else 0)))
+
+
+def _covering(case, path):
+    """The length of the longest pins, FIELD_RULES or message pattern that covers ``path`` (0: none)."""
+    from advisor_conformance.vectors import FIELD_RULES, covers, message_rules
+
+    patterns = [parse_pattern(pattern) for pattern in (case.pins or {})]
+    patterns += [parse_pattern(pattern) for pattern in FIELD_RULES.get(case.op, {})]
+    patterns += [steps for steps, _ in message_rules(case)]
+    return max((len(steps) for steps in patterns if covers(steps, path)), default=0)
+
+
+def test_every_field_a_golden_vector_compares_is_pinned_to_its_rules():
+    """Each field and list a golden vector compares is pinned to rules of its own (a pin, a field rule, the rule a
+    message is rendered by, or its $segments part), never left to every rule of the case; a message of a request is
+    never blamed on the rule of the list of messages as a whole (its count); a deduped file's slot names the dedupe
+    decision besides the notice (a file sent whole breaks the decision, a block without the notice the notice)."""
+    from advisor_conformance.vectors import load_all
+
+    loose = []
+    for case in load_all():
+        for path, segment in _compared(case.expect):
+            if segment is not None:
+                _, text, rules = segment
+                if isinstance(text, str) and "{{deduped:" in text and not {
+                        rule for rule in rules if rule.startswith("dedupe.") and rule != "dedupe.notice"}:
+                    loose.append(f"{case.key}: the deduped slot {text!r} names no dedupe decision rule")
+                continue
+            if not path:
+                continue  # the answer as a whole: an error where an answer was expected (refused())
+            length = _covering(case, path)
+            where = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step, _ in path)
+            if not length and len(case.rules) > 1:
+                loose.append(f"{case.key}: answer{where} is pinned to no rule of its own")
+            elif case.op == "shape" and path[0][0] == "messages" and len(path) > 1 and length < 2:
+                loose.append(f"{case.key}: answer{where} is pinned only by the count of messages")
+    assert not loose, "\n".join(loose[:40])
+
+
+@pytest.mark.parametrize("block, kind", [("File: {path}\n```\n\n```\n\n", "notice"),
+                                         ("File: {path}\n```\n{content}\n```\n\n", "decision")],
+                         ids=["block-without-notice", "file-sent-whole"])
+def test_a_deduped_slot_is_blamed_on_its_own_rules(block, kind):
+    """In every golden vector with a deduped file, a block without the notice (the content left out, as decided) is
+    blamed on dedupe.notice, and a file sent whole on the slot's dedupe decision alone, never on a rule of the case
+    the slot does not name (the count of messages, say)."""
+    from advisor_conformance.vectors import load_all
+
+    strings = {**{name: f"<{name}>" for name in ("system_prompt", "guidance_request", "inflight_label",
+                                                  "advisor_note_prefix", "no_content_note", "token_limit_note",
+                                                  "line_truncation_marker")}, "deduped_file_notice": "(see above)"}
+    checked = 0
+    for case in load_all():
+        for path, segment in _compared(case.expect):
+            if segment is None or "{{deduped:" not in str(segment[1]):
+                continue
+            params, expected = fill(case.input, strings), fill(case.expect, strings)
+            contents = {file["path"]: file.get("content", "") for file in params.get("files", [])}
+            actual = _rendered(expected, lambda slot: block.format(path=slot, content=contents.get(slot, "")))
+            found = differences(expected, actual, exact_args=False, strings=strings, contents=contents)
+            blamed = {rule for rules in attribute(case, found, strings).values() for rule in rules}
+            slot = set(segment[2])
+            want = {"dedupe.notice"} if kind == "notice" else slot - {"dedupe.notice"}
+            assert found and blamed == want, (case.key, blamed, want)
+            checked += 1
+    assert checked >= 2  # deduped-file-takes-no-aggregate, deduped-and-sent-files-in-order
+
+
+def _rendered(value, block):
+    """An expected answer as text, each deduped slot rendered by ``block(path)``."""
+    import re
+
+    if isinstance(value, dict) and set(value) == {"$segments"}:
+        return "".join(_rendered(text, block) for text, _ in value["$segments"])
+    if isinstance(value, dict):
+        return {key: _rendered(item, block) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_rendered(item, block) for item in value]
+    if isinstance(value, str):
+        return re.sub("\ue000([^\ue001]*)\ue001", lambda match: block(match[1]), value)
+    return value
+
+
+def test_a_list_of_the_same_items_in_another_order_is_one_difference_of_the_list():
+    """A list holding exactly the expected items in another order is one difference at the list (blamed on the list's
+    own pin), not one per item (blamed on each item's rules)."""
+    expected = {"messages": [{"role": "system", "content": "S"}, {"role": "user", "content": "a"},
+                             {"role": "system", "content": "b"}, {"role": "user", "content": "F"}]}
+    actual = {"messages": [expected["messages"][i] for i in (0, 2, 1, 3)]}
+    (diff,) = _diffs(expected, actual)
+    assert diff.where == "answer.messages" and "another order" in diff.what
+    case = Case("f", "c", "d", ("a.x", "flatten.plain-messages-kept"), "shape",
+                {"transcript": [{"role": "user", "content": "a"}, {"role": "system", "content": "b"}]}, {}, {}, None,
+                {"messages": ("a.x",)})
+    assert attribute(case, [diff])[diff] == ("a.x",)
+    changed = {"messages": [*expected["messages"][:2], {"role": "system", "content": "c"}, expected["messages"][3]]}
+    assert [d.where for d in _diffs(expected, changed)] == ["answer.messages[2].content"]

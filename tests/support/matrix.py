@@ -13,9 +13,17 @@ parametrization at session scope, so the fixtures built on it (``strings``,
 ``snapshot_dir``) follow.
 
 ``OUT`` receives one JSON line per test outcome: ``{"entry", "nodeid",
-"rules", "failed_rules", "outcome", "message"}`` (``failed_rules``: the rules a
-failure is attributed to, else the test's own). Works under pytest-xdist (the controller
-writes the report).
+"rules", "failed_rules", "outcome", "message", "position"}`` (``failed_rules``: the rules a
+failure is attributed to, else the test's own; ``position``: the test's place in the
+run's order). Works under pytest-xdist (the controller writes the report).
+
+With ``--matrix-first-failure`` each implementation stops at its first failure, as
+``pytest -x`` would stop a run of it alone: its later tests are skipped. Each
+implementation's tests then form one xdist group (``--dist loadgroup``), so one
+worker runs them in the run's order. An entry's ``"until"`` (a rule ID) leaves out
+the tests that run after the last test of that rule in the suite's order
+(``_plugin.catalogue_key``): a broken implementation fails its own rule's tests, so its
+first failure is never later.
 """
 
 from __future__ import annotations
@@ -27,6 +35,7 @@ from typing import Any
 import pytest
 
 from advisor_conformance._implementation import Implementation, load_target
+from advisor_conformance._plugin import catalogue_key
 from advisor_conformance._reporting import get_property, put_property
 
 _ENTRIES = pytest.StashKey[list[dict[str, Any]]]()
@@ -38,6 +47,8 @@ _MESSAGE_LIMIT = 20_000
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--matrix", metavar="FILE", help="JSON list of {id, target, rules} to run the suite against")
     parser.addoption("--matrix-report", metavar="FILE", help="where to write the matrix outcomes (JSON lines)")
+    parser.addoption("--matrix-first-failure", action="store_true",
+                     help="stop each implementation at its first failure (as -x would), skipping its later tests")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -46,6 +57,8 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     config.stash[_ENTRIES] = json.loads(Path(path).read_text(encoding="utf-8"))
     config.stash[_LOADED] = {}
+    if config.getoption("matrix_first_failure"):
+        config.pluginmanager.register(_FirstFailure(), "matrix-first-failure")
     report = config.getoption("matrix_report")
     if report and not hasattr(config, "workerinput"):
         config.stash[_OUT] = open(report, "w", encoding="utf-8")  # noqa: SIM115 - closed at unconfigure
@@ -82,8 +95,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     wanted = [entry for entry in entries if (entry["rules"] is None or rules & set(entry["rules"]))
               and module in entry.get("modules", [module])]
     if wanted:  # a test no implementation applies to keeps the plain fixture, and is deselected below
-        metafunc.parametrize("impl", [_implementation(metafunc.config, entry) for entry in wanted],
-                             ids=[entry["id"] for entry in wanted], scope="session")
+        grouped = metafunc.config.getoption("matrix_first_failure")
+        metafunc.parametrize("impl", [pytest.param(_implementation(metafunc.config, entry), id=entry["id"],
+                                                   marks=[pytest.mark.xdist_group(entry["id"])] if grouped else [])
+                                      for entry in wanted], scope="session")
 
 
 def _param_marks(metafunc: pytest.Metafunc) -> list[list[Any]]:
@@ -104,11 +119,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     loaded = config.stash[_LOADED]
     entry_of = {id(loaded[entry["id"]]): entry for entry in entries if entry["id"] in loaded}
     keep, drop = [], []
+    last = _last_keys(items, [entry["until"] for entry in entries if entry.get("until")])
     for item in items:
         callspec = getattr(item, "callspec", None)
         entry = entry_of.get(id(callspec.params.get("impl"))) if callspec is not None else None
         if entry is None or (entry["rules"] is not None
-                             and not _rules(item.iter_markers("rule")) & set(entry["rules"])):
+                             and not _rules(item.iter_markers("rule")) & set(entry["rules"])) \
+                or (entry.get("until") and catalogue_key(item) > last.get(entry["until"], ())):
             drop.append(item)
             continue
         put_property(item, "matrix_entry", entry["id"])
@@ -116,6 +133,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Each test's place in the run's order (after every plugin has ordered the tests)."""
+    if session.config.stash.get(_ENTRIES, None) is None:
+        return
+    for position, item in enumerate(session.items):
+        put_property(item, "matrix_position", position)
+
+
+def _last_keys(items: list[pytest.Item], rules: list[str]) -> dict[str, tuple[int, ...]]:
+    """For each rule, the order key of the last test that carries it."""
+    last: dict[str, tuple[int, ...]] = {}
+    wanted = set(rules)
+    for item in items:
+        for rule in _rules(item.iter_markers("rule")) & wanted:
+            last[rule] = max(last.get(rule, ()), catalogue_key(item))
+    return last
 
 
 class _Writer:
@@ -128,7 +163,8 @@ class _Writer:
         entry = get_property(report, "matrix_entry")
         if entry is None or not (report.when == "call" or report.failed or report.skipped):
             return
-        outcome = "xfailed" if hasattr(report, "wasxfail") else report.outcome
+        # a snapshot to review has its own outcome (changed, not recorded): not a rule failure
+        outcome = "xfailed" if hasattr(report, "wasxfail") else get_property(report, "review") or report.outcome
         crash = getattr(report.longrepr, "reprcrash", None)
         message = crash.message if crash is not None else (str(report.longrepr) if report.longrepr else "")
         if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
@@ -136,6 +172,25 @@ class _Writer:
         rules = get_property(report, "rules", [])
         record = {"entry": entry, "nodeid": report.nodeid, "rules": rules,
                   "failed_rules": get_property(report, "failed_rules", rules),
-                  "outcome": outcome, "when": report.when, "message": message[:_MESSAGE_LIMIT]}
+                  "outcome": outcome, "when": report.when, "message": message[:_MESSAGE_LIMIT],
+                  "position": get_property(report, "matrix_position")}
         self.out.write(json.dumps(record) + "\n")  # ASCII: no character splits a line
         self.out.flush()
+
+
+class _FirstFailure:
+    """Skips an implementation's tests once one of them failed (on the worker that runs them all, in order)."""
+
+    def __init__(self) -> None:
+        self.failed: set[str] = set()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        entry = get_property(item, "matrix_entry")
+        if entry in self.failed:
+            pytest.skip(f"{entry} already failed (a -x run stops at its first failure)")
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        entry = get_property(report, "matrix_entry")
+        if entry is not None and report.failed:
+            self.failed.add(entry)

@@ -17,7 +17,8 @@ Outcomes are ordered worst to best: failed < warning < xfailed < skipped = no te
 failed < warned < xfailed < skipped < passed). A change down that order is worse (a rule that passed and is
 now skipped is no longer checked: worse), up it is better, between equals it merely changed. A rule or test
 found only in NEW counts as worse when it fails or warns (a new failure); one found only in OLD disappeared,
-which never counts as worse. Tests are matched by node ID without the folder of the suite.
+which never counts as worse. Tests are matched by node ID without the folder of the suite. A snapshot whose new
+outcome is "changed" or "not recorded" is a review item, listed with the command that accepts it, never worse.
 
 Exit status: 0 when nothing got worse, 1 when some rule or test got worse (so CI can gate on regressions),
 2 when a file cannot be read or is not a rule report.

@@ -2,12 +2,15 @@
 
 Outcomes are ordered from worst to best, for rules::
 
-    failed < warning < xfailed < skipped = no tests < passed
+    failed < warning < xfailed < skipped = no tests = not checked < passed
 
 and for tests ``failed < warned < xfailed < skipped < passed``. A change down
 that order is *worse* (so a rule that passed and is now skipped, its area no
 longer declared, is worse: it is no longer checked), up it is *better*, and
-between equals (``skipped`` and ``no tests``) merely *changed*. A rule or test
+between equals (``skipped`` and ``no tests``) merely *changed*. A snapshot whose
+new outcome is ``changed`` or ``not recorded`` is a *review* item: a prompt that
+changed on purpose, or was never recorded, is neither worse nor better; the
+comparison lists it with the command that accepts it. A rule or test
 present only in the new run *appeared*; when it fails (or warns) it counts as
 worse, a new failure. One present only in the old run *disappeared*, which never
 counts as worse (the suite dropped or renamed it). Tests are matched by node ID
@@ -22,11 +25,13 @@ from typing import Any
 
 from .runs import Run, clean_text, node_key
 
-RULE_RANK = {"failed": 0, "warning": 1, "xfailed": 2, "skipped": 3, "no tests": 3, "passed": 4}
-TEST_RANK = {"failed": 0, "warned": 1, "xfailed": 2, "skipped": 3, "passed": 4}
+from .._reporting import REVIEW_OUTCOMES
+
+RULE_RANK = {"failed": 0, "warning": 1, "xfailed": 2, "skipped": 3, "no tests": 3, "not checked": 3, "passed": 4}
+TEST_RANK = {"failed": 0, "warned": 1, "xfailed": 2, "skipped": 3, "passed": 4, "changed": 4, "not recorded": 4}
 #: Outcomes that make a new rule or test count as worse.
 BAD = frozenset({"failed", "warning", "warned"})
-DIRECTIONS = ("worse", "better", "changed", "appeared", "disappeared")
+DIRECTIONS = ("worse", "better", "review", "changed", "appeared", "disappeared")
 
 
 @dataclass(frozen=True)
@@ -66,6 +71,11 @@ class Comparison:
         """Whether some rule or test got worse (the ``compare`` command then exits 1)."""
         return any(change.worse for change in (*self.rules, *self.tests))
 
+    @property
+    def accept(self) -> str:
+        """The command that accepts the new run's snapshots to review, when its report names one."""
+        return self.new.reviews().get("accept", "")
+
     def by_direction(self, kind: str) -> dict[str, list[Change]]:
         changes = self.rules if kind == "rule" else self.tests
         return {direction: [c for c in changes if c.direction == direction] for direction in DIRECTIONS}
@@ -78,12 +88,15 @@ class Comparison:
                 "rules": {"compared": self.compared_rules, "counts": self.counts("rule"),
                           "changes": [change.to_json() for change in self.rules]},
                 "tests": {"compared": self.compared_tests, "counts": self.counts("test"),
-                          "changes": [change.to_json() for change in self.tests]}}
+                          "changes": [change.to_json() for change in self.tests]},
+                "accept": self.accept}
 
 
 def _direction(old: str | None, new: str | None, rank: dict[str, int]) -> str | None:
     if old == new:
         return None
+    if new in REVIEW_OUTCOMES:
+        return "review"
     if old is None:
         return "worse" if new in BAD else "appeared"
     if new is None:
@@ -93,6 +106,16 @@ def _direction(old: str | None, new: str | None, rank: dict[str, int]) -> str | 
     if rank[new] > rank[old]:
         return "better"
     return "changed"
+
+
+def _reviewed_only(run: Run) -> set[str]:
+    """The rules of ``run`` whose tests without a verdict (neither passed nor skipped) are all snapshots to review."""
+    review, other = set(), set()
+    for test in run.tests:
+        if test["outcome"] in ("passed", "skipped"):
+            continue
+        (review if test["outcome"] in REVIEW_OUTCOMES else other).update(clean_text(rule) for rule in test.get("rules", []))
+    return review - other
 
 
 def _ordered_union(first: list[str], second: list[str]) -> list[str]:
@@ -105,8 +128,11 @@ def compare_runs(old: Run, new: Run) -> Comparison:
     """The changes from ``old`` to ``new``, rules in the new run's order, tests by node ID."""
     result = Comparison(old, new)
     old_rules, new_rules = old.rule_outcomes(), new.rule_outcomes()
+    reviewed = _reviewed_only(new)
     for rule_id in _ordered_union(list(new_rules), list(old_rules)):
         direction = _direction(old_rules.get(rule_id), new_rules.get(rule_id), RULE_RANK)
+        if direction == "worse" and new_rules.get(rule_id) == "not checked" and rule_id in reviewed:
+            direction = "review"  # its only tests that gave no verdict are snapshots to review
         if rule_id in old_rules and rule_id in new_rules:
             result.compared_rules += 1
         if direction:
@@ -160,12 +186,17 @@ def render_text(comparison: Comparison, *, limit: int | None = 50) -> str:
             for change in shown:
                 outcomes = f"{_outcome(change.old)} -> {_outcome(change.new)}"
                 lines.append(f"  {direction:<11} {change.id:<{width}}  {outcomes}")
-                if change.message and change.new in BAD | {"xfailed"}:
+                if change.message and change.new in BAD | {"xfailed", *REVIEW_OUTCOMES}:
                     lines.append(f"              {_first_line(change.message)}")
             if len(shown) < len(group):
                 lines.append(f"  {direction:<11} ... and {len(group) - len(shown)} more (--all lists them)")
     worse_rules = sum(change.worse for change in comparison.rules)
     worse_tests = sum(change.worse for change in comparison.tests)
+    reviews = comparison.counts("test")["review"]
+    if reviews:
+        lines.append("")
+        lines.append(f"snapshots to review: {reviews} (a changed prompt is not a worse rule; the run fails until it is "
+                     "accepted)" + (f"; accept them with: {comparison.accept}" if comparison.accept else ""))
     lines.append("")
     if comparison.worse:
         lines.append(f"worse: {worse_rules} rule{'s' * (worse_rules != 1)} and {worse_tests} "

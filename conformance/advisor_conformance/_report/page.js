@@ -3,7 +3,8 @@
 (function () {
   "use strict";
   var SYMBOL = { passed: "\u2713", failed: "\u2717", warning: "!", warned: "!", xfailed: "x", skipped: "\u2013",
-                 "no tests": "\u00b7", absent: "\u2205" };
+                 "no tests": "\u00b7", absent: "\u2205", "not checked": "?", changed: "\u0394",
+                 "not recorded": "\u2205" };
   var LABEL = { absent: "not in this run" };
   var data = null;
   var table = document.getElementById("matrix");
@@ -48,7 +49,8 @@
 
   function countsText(counts) {
     if (!counts || !counts.length) { return ""; }
-    var names = ["passed", "failed", "warned", "xfailed", "skipped"];
+    var names = ["passed", "failed", "warned", "xfailed", "skipped", "failed on another rule first",
+                 "snapshot changed", "snapshot not recorded"];
     var parts = [];
     names.forEach(function (name, i) { if (counts[i + 2]) { parts.push(counts[i + 2] + " " + name); } });
     return counts[1] + " test" + (counts[1] === 1 ? "" : "s") + (parts.length ? ": " + parts.join(", ") : "");

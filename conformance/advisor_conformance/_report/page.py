@@ -30,6 +30,7 @@ from typing import Any
 
 from ..catalogue import Catalogue, load_catalogue
 from .compare import Comparison, compare_runs
+from .._reporting import REVIEW_OUTCOMES
 from .runs import Run, attributed_outcomes, clean_text
 
 MESSAGE_LIMIT = 4000
@@ -42,11 +43,12 @@ OUTCOMES = {
     "failed": ("✗", "failed"),
     "warning": ("!", "warning"),
     "xfailed": ("x", "xfailed"),
+    "not checked": ("?", "not checked (its tests failed on another rule first, or were snapshots)"),
     "skipped": ("–", "skipped"),
     "no tests": ("·", "no tests"),
     "absent": ("∅", "not in this run"),
 }
-_TEST_ORDER = {"failed": 0, "warned": 1, "xfailed": 2, "skipped": 3, "passed": 4}
+_TEST_ORDER = {"failed": 0, "warned": 1, "xfailed": 2, "changed": 3, "not recorded": 3, "skipped": 4, "passed": 5}
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _JSON_ESCAPES = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
 
@@ -169,25 +171,34 @@ def _cell_tests(run: Run, nodes: _Strings, messages: _Strings) -> dict[str, list
     for test in tests:
         message = clean_text(test.get("message", ""))
         node, text = nodes.add(clean_text(test["nodeid"])), messages.add(message) if message else -1
-        for rule_id, outcome in attributed_outcomes(test).items():
+        verdicts = attributed_outcomes(test)
+        # a rule of the test that got no verdict from it: a snapshot to review (listed under its rules, blaming none),
+        # or a failure blamed on other rules first (the rule was not checked past it)
+        unchecked = test["outcome"] if test["outcome"] in REVIEW_OUTCOMES else "not checked"
+        verdicts.update({rule: unchecked for rule in map(clean_text, test.get("rules", [])) if rule not in verdicts})
+        for rule_id, outcome in verdicts.items():
             if outcome != "passed":  # a test that failed another of its rules passed this one
                 by_rule.setdefault(rule_id, []).append([node, outcome, text])
     return by_rule
 
 
+#: A rule row's counts, in the order the page's data holds them (the script reads them by position).
+COUNT_KEYS = ("tests", "passed", "failed", "warned", "xfailed", "skipped", "elsewhere", "changed", "not recorded")
+
+
 def _counts(row: dict[str, Any] | None) -> list[int]:
-    """A rule row's test counts: tests, passed, failed, warned, xfailed, skipped (0 where a report lacks one)."""
+    """A rule row's test counts (:data:`COUNT_KEYS`; 0 where a report lacks one)."""
     if row is None:
         return []
     return [value if isinstance(value := row.get(key), int) and not isinstance(value, bool) else 0
-            for key in ("tests", "passed", "failed", "warned", "xfailed", "skipped")]
+            for key in COUNT_KEYS]
 
 
 def _cell_text(outcome: str, counts: list[int]) -> str:
     """The count shown next to the symbol: failing/tests for failed and warning, else the number of tests."""
     if not counts:
         return ""
-    tests, _passed, failed, warned, xfailed, _skipped = counts
+    tests, _passed, failed, warned, xfailed = counts[:5]
     if outcome == "failed":
         return f"{failed}/{tests}"
     if outcome == "warning":
@@ -200,9 +211,12 @@ def _cell_text(outcome: str, counts: list[int]) -> str:
 def _cell_label(rule_id: str, index: int, run: Run, outcome: str, counts: list[int], change: str) -> str:
     label = f"{rule_id} in #{index + 1} {run.name}: {OUTCOMES[outcome][1]}"
     if counts and counts[0]:
-        tests, passed, failed, warned, xfailed, skipped = counts
+        tests, passed, failed, warned, xfailed, skipped, elsewhere, changed, unrecorded = counts
         parts = [f"{n} {what}" for n, what in ((failed, "failed"), (warned, "warned"), (xfailed, "xfailed"),
-                                                (passed, "passed"), (skipped, "skipped")) if n]
+                                                (passed, "passed"), (skipped, "skipped"),
+                                                (elsewhere, "failed on another rule first"),
+                                                (changed, "snapshot changed"), (unrecorded, "snapshot not recorded"))
+                 if n]
         label += f" ({tests} test{'s' * (tests != 1)}: {', '.join(parts)})"
     if change:
         label += f", {change} than in #1"
@@ -226,7 +240,7 @@ def _run_json(run: Run) -> dict[str, Any]:
 
 #: Changed tests listed per pair of runs in the page's changes section (every changed rule is listed).
 CHANGED_TESTS_SHOWN = 50
-_DIRECTION_ORDER = ("worse", "better", "changed", "appeared", "disappeared")
+_DIRECTION_ORDER = ("worse", "better", "review", "changed", "appeared", "disappeared")
 
 
 def _changes_html(comparisons: list[Comparison], runs: list[Run]) -> str:
@@ -267,9 +281,33 @@ def _changes_html(comparisons: list[Comparison], runs: list[Run]) -> str:
                 parts.append(f'<tr><td colspan="5">… and {len(ordered) - len(shown)} more tests: '
                              "<code>advisor-conformance compare</code> lists them all</td></tr>")
             parts.append("</tbody></table>")
+        if comparison.accept and comparison.counts("test")["review"]:
+            parts.append(f'<p class="note">Snapshots to review (a changed prompt, not a worse rule); accept them '
+                         f'with <code>{_e(comparison.accept)}</code></p>')
         parts.append("</section>")
     parts.append("</section>")
     return "".join(parts)
+
+
+def _reviews_html(runs: list[Run]) -> str:
+    """The snapshots to review of each run: review items, not rule failures, with the command that accepts them."""
+    parts = []
+    for index, run in enumerate(runs):
+        reviews = run.reviews()
+        listed = [(outcome, nodeid) for outcome in REVIEW_OUTCOMES for nodeid in reviews[outcome]]
+        if not listed:
+            continue
+        items = "".join(f'<li><span class="badge {_css_class(outcome)}">{_e(outcome)}</span> <code>{_e(nodeid)}</code>'
+                        "</li>" for outcome, nodeid in listed)
+        accept = (f'<p>Accept them (after review): <code>{_e(reviews["accept"])}</code></p>'
+                  if reviews.get("accept") else "")
+        parts.append(f'<section class="pair" data-reviews="{index}"><h3>#{index + 1} {_e(run.name)}: {len(listed)} '
+                     f'snapshot{"s" * (len(listed) != 1)} to review</h3><ul>{items}</ul>{accept}</section>')
+    if not parts:
+        return ""
+    return ('<section id="reviews" class="changes"><h2>Snapshots to review</h2><p class="note">A snapshot that '
+            "changed, or was never recorded, is a review item, not a rule failure: no rule is marked failed for it. "
+            "The run fails until it is accepted (or the implementation mended).</p>" + "".join(parts) + "</section>")
 
 
 def build_page(runs: list[Run], *, catalogue: Catalogue | None = None, compare: bool = False,
@@ -385,7 +423,7 @@ def build_page(runs: list[Run], *, catalogue: Catalogue | None = None, compare: 
         "LEGEND": legend,
         "HEAD": "".join(head) + "".join(totals),
         "BODY": "".join(body),
-        "CHANGES": _changes_html(comparisons, runs) if comparisons else "",
+        "CHANGES": _reviews_html(runs) + (_changes_html(comparisons, runs) if comparisons else ""),
         "RULES": str(rule_count),
     }
     template = _asset("page.html")

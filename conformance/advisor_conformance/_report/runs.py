@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .._reporting import REPORT_FORMAT, RULE_OUTCOMES, TEST_OUTCOMES
+from .._reporting import REPORT_FORMAT, REVIEW_OUTCOMES, RULE_OUTCOMES, TEST_OUTCOMES
 
 _SUITE_TESTS = re.compile(r"^(?:.*/)?tests/(?=[^/]+\.py::)")
 
@@ -53,9 +53,12 @@ def attributed_outcomes(test: dict[str, Any]) -> dict[str, str]:
 
     Every rule of the test gets the test's outcome, unless the report says which rules a failure (or warning, or
     expected failure) counts against (``failed_rules``): then those get it, the rules the test checked in full
-    (``checked_rules``) count as passed, and the others get nothing from this test.
+    (``checked_rules``) count as passed, and the others get nothing from this test. A snapshot to review (``changed``,
+    ``not recorded``) gives its rules nothing.
     """
     rules = [clean_text(rule) for rule in test.get("rules", [])]
+    if test["outcome"] in REVIEW_OUTCOMES:
+        return {}
     failed = test.get("failed_rules")
     if not isinstance(failed, list) or test["outcome"] in ("passed", "skipped"):
         return dict.fromkeys(rules, test["outcome"])
@@ -131,6 +134,16 @@ class Run:
 
     def rule_outcomes(self) -> dict[str, str]:
         return {clean_text(row["id"]): row["outcome"] for row in self.rules}
+
+    def reviews(self) -> dict[str, Any]:
+        """The snapshots to review: node IDs by outcome (``changed``, ``not recorded``), and the command that
+        accepts them (``accept``) when the report names one."""
+        out: dict[str, Any] = {outcome: [clean_text(test["nodeid"]) for test in self.tests
+                                         if test["outcome"] == outcome] for outcome in REVIEW_OUTCOMES}
+        recorded = self.data.get("snapshots")
+        if isinstance(recorded, dict) and isinstance(recorded.get("accept"), str):
+            out["accept"] = clean_text(recorded["accept"])
+        return out
 
 
 def load_run(path: str | Path) -> Run:

@@ -253,7 +253,7 @@ def test_parent_exhaustion_does_not_spend_children(impl, strings):
                       runtime={"max_uses_per_run": 1, "child_max_uses": 1})
     answer = run(impl, params, "budget.child-store")
     _expect(impl, _results(impl, strings, answer, params, "budget.child-store")[2], ANSWER, "budget.child-store",
-            "the child was refused because the parent spent its budget", params)
+            "after the parent spent its budget, a child's first call did not get the provider's answer", params)
 
 
 @pytest.mark.rule(id="budget.child-default-cap")

@@ -136,7 +136,7 @@ def test_every_message_has_its_calls_elided(impl):
     got = _all_arguments(impl, transcript, [1] * len(calls), "elision.threshold")
     for index, (arguments, rendered) in enumerate(zip(calls, got, strict=True)):
         _check_arguments(oracle.cap_arguments(arguments), rendered, arguments, "elision.threshold",
-                         f"the call of message {index + 1} was not elided on its own", transcript)
+                         f"the arguments of the call of message {index + 1} are not its own arguments, capped", transcript)
 
 
 @pytest.mark.rule(id="elision.marker-format")

@@ -81,10 +81,14 @@ def _whole_utf8(data):
 
 
 def _decode_control(impl, strings, data):
-    """Control: a lone file of ``data`` keeps its valid UTF-8 and writes each invalid byte as one U+FFFD
-    (files.invalid-utf8), so that a wrong decoding is never blamed on the rule under test."""
-    _check_lone_file(impl, strings, data, None, "files.invalid-utf8",
-                     "the file's bytes are not decoded as UTF-8 with one U+FFFD per invalid byte")
+    """Control: a lone file of ``data`` that is not valid UTF-8 keeps its valid UTF-8 and writes each invalid byte as
+    one U+FFFD (files.invalid-utf8), so that a wrong decoding is never blamed on the rule under test. Valid UTF-8 has
+    no invalid byte: how its text is rendered is the rule under test's."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        _check_lone_file(impl, strings, data, None, "files.invalid-utf8",
+                         "a lone file of these bytes is not their UTF-8 text with one U+FFFD per invalid byte")
 
 
 @pytest.mark.rule(id="files.max-count")

@@ -4,6 +4,8 @@ test_flatten_cleared.py."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -109,11 +111,19 @@ def test_each_of_several_calls_is_a_line(impl):
     messages = shape(impl, request, "flatten.tool-call-line")
     _ids_control(request, messages)
     lines = tool_call_lines(flattened(messages, 1, "flatten.tool-call-line", input=request)["content"])
-    check_equal([name for name, _ in lines], ["read", "grep", "read"], "flatten.tool-call-line",
+    check_equal(sorted(name for name, _ in lines), ["grep", "read", "read"], "flatten.tool-call-line",
                 "the message does not hold one [tool_call: <name> <args-json>] line per call", input=request)
-    for (_, text), call in zip(lines, calls, strict=True):
-        check_equal(parse_args(text, "flatten.args-json", request), call["arguments"], "flatten.args-json",
-                    "a line's <args-json> is not its call's arguments", input=request)
+    got = [(name, parse_args(text, "flatten.args-json", request)) for name, text in lines]
+    want = [(call["name"], call["arguments"]) for call in calls]
+    shown = lambda pairs: [f"{name} {json.dumps(arguments, sort_keys=True)}" for name, arguments in pairs]  # noqa: E731
+    if sorted(shown(got)) == sorted(shown(want)):
+        check_equal(shown(got), shown(want), "flatten.assistant-with-calls",
+                    "the message holds a line for each call, in another order than the calls", input=request)
+    for (name, arguments), (want_name, want_arguments) in zip(got, want, strict=True):
+        check_equal(name, want_name, "flatten.tool-call-line", "a line does not name its call's tool",
+                    input=request)
+        check_equal(arguments, want_arguments, "flatten.args-json", "a line's <args-json> is not its call's arguments",
+                    input=request)
 
 
 @pytest.mark.rule(id="flatten.tool-call-line")

@@ -37,12 +37,15 @@ def _rendered_result(impl, message, rule):
     return flattened(_shape(impl, request, rule), 1, rule, input=request), request
 
 
-def _check_result(got, prefix, message, rule, request):
+def _check_result(impl, got, prefix, message, rule, request):
     """The rendered result ``got`` is the user message ``prefix``, a newline and the content (``rule``); a content that
-    is not empty but was written as `(empty)` is blamed on flatten.empty-tool-result."""
+    is not empty but was written as `(empty)` is blamed on flatten.empty-tool-result, unless a padded result is changed
+    too (the content is trimmed, and a blank one is then empty: flatten.tool-result's)."""
     expected = {"role": "user", "content": f"{prefix}\n{message['content']}"}
     if got == expected:
         return
+    if got["content"] == f"{prefix}\n(empty)":
+        _padding_control(impl)
     check(got["content"] != f"{prefix}\n(empty)", "flatten.empty-tool-result",
           "a result that is not empty was written as (empty)", input=request, actual=got)
     check_equal(got, expected, rule, f"the result is not rendered as {prefix} + newline + content", input=request)
@@ -73,7 +76,7 @@ def test_tool_result_becomes_user_message(impl, name, content):
     """A tool result is a user message `[tool_result: <name>]`, a newline, then the content."""
     message = _result(name, content)
     got, request = _rendered_result(impl, message, "flatten.tool-result")
-    _check_result(got, f"[tool_result: {name}]", message, "flatten.tool-result", request)
+    _check_result(impl, got, f"[tool_result: {name}]", message, "flatten.tool-result", request)
 
 
 @pytest.mark.rule(id="flatten.tool-result")
@@ -155,7 +158,8 @@ def test_several_large_results_are_whole(impl):
     request = params([USER, *results, AFTER])
     messages = body(_shape(impl, request, "flatten.tool-result-uncapped"))
     check_equal(messages[1:3], [{"role": "user", "content": f"[tool_result: read]\n{r['content']}"} for r in results],
-                "flatten.tool-result-uncapped", "large tool results were capped together", input=request)
+                "flatten.tool-result-uncapped", "the two large tool results are not both in the request whole",
+                input=request)
 
 
 @pytest.mark.rule(id="flatten.tool-result-uncapped")
@@ -188,7 +192,7 @@ def test_advisor_result_becomes_revisable_note(impl, strings, content):
     """An advisor result is a user message: the declared note prefix, a newline, then the content."""
     message = _result("advisor", content, "call_9")
     got, request = _rendered_result(impl, message, "flatten.advisor-note")
-    _check_result(got, strings["advisor_note_prefix"], message, "flatten.advisor-note", request)
+    _check_result(impl, got, strings["advisor_note_prefix"], message, "flatten.advisor-note", request)
 
 
 @pytest.mark.rule(id="flatten.advisor-note")

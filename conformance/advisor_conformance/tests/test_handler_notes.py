@@ -44,7 +44,7 @@ def _trim_control(impl, edge):
     """Control: ``edge`` around a word, with white space outside it, is kept (handler.note-trimmed), before a test
     of an answer of ``edge`` alone blames the no-content note."""
     note, params = _note(impl, f" {edge}ok{edge}\n", "stop", "handler.note-trimmed")
-    check_equal(note, f"{edge}ok{edge}", "handler.note-trimmed", "the note was trimmed of more than Go's white space",
+    check_equal(note, f"{edge}ok{edge}", "handler.note-trimmed", "the note is not the answer with Go's white space alone trimmed",
                 input=params)
 
 
@@ -71,7 +71,7 @@ def test_note_keeps_what_go_does_not_count_as_white_space(impl, edge):
     """Characters outside Go's white space (U+001C..U+001F, U+FEFF, U+200B) stay at the edges of the note."""
     text = f"{edge}Check the retry loop first.{edge}"
     note, params = _note(impl, " \n" + text + "\t ", "stop", "handler.note-trimmed")
-    check_equal(note, text, "handler.note-trimmed", "the note was trimmed of more than Go's white space",
+    check_equal(note, text, "handler.note-trimmed", "the note is not the answer with Go's white space alone trimmed",
                 input=params)
 
 

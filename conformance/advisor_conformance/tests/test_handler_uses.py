@@ -136,4 +136,4 @@ def test_child_failure_keeps_the_childs_use(impl, strings):
         check_equal(second.get("result"), spent, "budget.child-store", "with child_max_uses 1, a child's second good "
                     "call did not get the budget note 1/1", input=good, actual=second)
     check_equal(answer["calls"][1].get("result"), spent, "handler.failure-consumes-use",
-                "the child's failed call gave its use back", input=params, actual=answer["calls"])
+                "with child_max_uses 1, the child's call after its failed one did not get the budget note 1/1", input=params, actual=answer["calls"])

@@ -11,6 +11,7 @@ from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.shaping import (
     body,
+    check_kept_count,
     check_last_message_stays,
     check_segments,
     file_param,
@@ -41,7 +42,7 @@ def _null_content_control(impl, message):
     if not isinstance(message, dict) or "content" not in message or message["content"] is not None:
         return
     shape(impl, params([USER, {"role": "assistant", "content": None, "tool_calls": [EDIT_CALL]},
-                        {**TOOL_RESULT, "name": "edit", "tool_call_id": "call_ed"}]), "transcript.roles")
+                        {**TOOL_RESULT, "name": "edit", "tool_call_id": "call_ed"}]), "transcript.roles", accepts=True)
 
 
 # -- inflight.last-message-only -----------------------------------------------------------------------------------
@@ -56,8 +57,9 @@ def test_only_the_last_message_is_looked_at(impl, strings, earlier, text):
     transcript = [*earlier, {"role": "assistant", "content": text}, {"role": "user", "content": "and then?"}]
     request = params(transcript)
     messages = shape(impl, request, "inflight.last-message-only")
-    check_equal(len(body(messages)), len(transcript), "inflight.last-message-only",
-                "a message that is not last was taken out of the transcript", input=request)
+    check_kept_count(impl, transcript, messages, len(transcript), "inflight.last-message-only",
+                     "an assistant message that is not last does not stay", subjects=[len(transcript) - 2],
+                     input=request)
     check(strings["inflight_label"] not in final(messages), "inflight.last-message-only",
           "an in-flight block was written though the last message is not an assistant message", input=request,
           actual=final(messages))
@@ -101,8 +103,9 @@ def test_assistant_message_before_the_last_one_stays(impl, earlier, before, last
     transcript = [*earlier, before, last]
     request = params(transcript)
     messages = shape(impl, request, "inflight.last-message-only")
-    check_equal(len(body(messages)), len(earlier) + 1, "inflight.last-message-only",
-                "the assistant message before the last one was taken out of the transcript too", input=request)
+    check_kept_count(impl, transcript, messages, len(earlier) + 1, "inflight.last-message-only",
+                     "the assistant message before the last one does not stay", subjects=[len(earlier)],
+                     input=request)
     check_equal(body(messages)[-1]["role"], "assistant", "inflight.last-message-only",
                 "the transcript does not end with the assistant message before the last one", input=request)
 
@@ -171,7 +174,8 @@ def test_text_of_characters_outside_gos_space_set_is_not_blank(impl, strings, ed
     request = params(transcript)
     got = final(shape(impl, request, "inflight.empty-dropped"))
     check(got.startswith(strings["inflight_label"]), "inflight.empty-dropped",
-          f"a text of {edge!r} was dropped as blank, but Go does not trim it", input=request, actual=got)
+          f"no in-flight block found: the trailing message does not open with the declared label, though the "
+          f"text {edge!r} is not blank to Go", input=request, actual=got)
     check_segments(got, [(f"{strings['inflight_label']}\n{edge}\n\n", "inflight.block-layout"),
                          (strings["guidance_request"], "request.guidance-request")], strings,
                    f"the in-flight block does not hold {edge!r} alone", input=request)
@@ -214,7 +218,8 @@ def test_in_flight_block_comes_before_the_files_and_the_question(impl, strings, 
                 *file_segments("notes.md", b"todo\n", "files.render-format")]
     if question:
         segments += [(question, "question.trim"), ("\n\n", "question.blank-line")]
-    blocks = [block, oracle.file_block("parse.go", source), oracle.file_block("notes.md", b"todo\n"),
+    blocks = [block, (oracle.file_block("parse.go", source), "files.render-format"),
+              (oracle.file_block("notes.md", b"todo\n"), "files.render-format"),
               *([question + "\n\n"] if question else []), strings["guidance_request"]]
     check_segments(got, [*segments, (strings["guidance_request"], "request.guidance-request")], strings,
                    "the final message is not the in-flight block, the files, the question and the request",
@@ -251,9 +256,12 @@ def test_characters_outside_gos_space_set_stay_in_the_block(impl, strings, edge)
     transcript = [{"role": "user", "content": "fix it"}, _in_flight(f" {text}\n")]
     request = params(transcript)
     got = final(shape(impl, request, "inflight.block-layout"))
+    check(got.startswith(strings["inflight_label"]), "inflight.label-at-head", "no in-flight block found: the trailing "
+          "message does not open with the declared label", input=request, actual=got)
     check_segments(got, [(f"{strings['inflight_label']}\n{text}\n\n", "inflight.block-layout"),
                          (strings["guidance_request"], "request.guidance-request")], strings,
-                   f"{edge!r} was trimmed from the in-flight text, but Go keeps it", input=request)
+                   f"the in-flight block is not the label and the text with {edge!r} kept at its edges",
+                   input=request)
 
 
 # -- inflight.other-role-stays ------------------------------------------------------------------------------------
@@ -277,8 +285,9 @@ def test_other_trailing_roles_stay(impl, strings, earlier, last):
     transcript = [*earlier, last]
     request = params(transcript)
     messages = shape(impl, request, "inflight.other-role-stays")
-    check_equal(len(body(messages)), len(transcript), "inflight.other-role-stays",
-                "a trailing non-assistant message was taken out", input=request)
+    check_kept_count(impl, transcript, messages, len(transcript), "inflight.other-role-stays",
+                     f"a trailing {last.get('role')!r} message does not stay", subjects=[len(transcript) - 1],
+                     input=request)
     check(strings["inflight_label"] not in final(messages), "inflight.other-role-stays",
           "an in-flight block was written though the last message is not an assistant's", input=request,
           actual=final(messages))

@@ -15,7 +15,7 @@ from advisor_conformance import strategies as s
 from advisor_conformance.checks import answer_of, check, check_equal, violation
 from advisor_conformance.scenarios import call, requests_of, run, scenario
 from advisor_conformance.shaping import (
-    body, check_segments, file_param, files_part, final, params, shape,
+    body, check_last_message_stays, check_none_left_out, check_segments, file_param, files_part, final, params, shape,
 )
 
 CALL = {"id": "c1", "name": "bash", "arguments": {"cmd": "pytest -q"}}
@@ -41,6 +41,16 @@ def _kept(transcript):
 def _kept_roles(transcript):
     """The roles the kept snapshot messages render with, in order (a tool result becomes a user message)."""
     return ["user" if message["role"] == "tool" else message["role"] for message in transcript[: _kept(transcript)]]
+
+
+def _check_count(impl, transcript, messages, request):
+    """One message per kept snapshot message and two more (request.message-sequence); snapshot messages left out are
+    blamed on the rule that renders them."""
+    if len(messages) < _kept(transcript) + 2:
+        check_none_left_out(impl, transcript, messages, input=request)
+    check_equal(len(messages), _kept(transcript) + 2, "request.message-sequence",
+                "the request does not hold one message per kept snapshot message plus two", input=request,
+                actual=[message["role"] for message in messages])
 
 
 def shape_valid(impl, request, rule):
@@ -69,17 +79,7 @@ def _last_message_control(impl, strings, transcript):
         check(all(message["role"] != "assistant" for message in kept), "inflight.assistant-removed",
               "a trailing assistant message stayed in the transcript", input=request, actual=kept)
         return
-    # The message before it renders with another role, so that nothing merges two messages of one role.
-    before = {"role": "user" if last.get("role") == "system" else "assistant", "content": "Looking."}
-    request = params([before, last])
-    messages = shape_valid(impl, request, "inflight.other-role-stays")
-    content, got = last.get("content"), final(messages)
-    merged = (isinstance(content, str) and content.strip() != "" and content in got
-              and not got.startswith(strings["inflight_label"]))
-    check(len(body(messages)) == 2, "request.message-sequence" if merged else "inflight.other-role-stays",
-          f"a snapshot of 2 messages ending in a {last.get('role')!r} message was flattened to "
-          f"{len(body(messages))} message(s)" + (", its last message merged into the final one" if merged else ""),
-          input=request, actual=messages)
+    check_last_message_stays(impl, last)
 
 
 def _label_control(impl, strings):
@@ -128,9 +128,7 @@ def _system_then_snapshot_then_one_user_message(impl, strings, transcript, quest
     _last_message_control(impl, strings, transcript)
     request = params(transcript, question=question, files=_files(files))
     messages = shape_valid(impl, request, "request.message-sequence")
-    check_equal(len(messages), _kept(transcript) + 2, "request.message-sequence",
-                "the request does not hold one message per kept snapshot message plus two", input=request,
-                actual=[m["role"] for m in messages])
+    _check_count(impl, transcript, messages, request)
     check(messages[0]["role"] == "system" and messages[-1]["role"] == "user", "request.message-sequence",
           "the request does not open with a system message and end with a user message", input=request,
           actual=[m["role"] for m in messages])
@@ -207,9 +205,7 @@ def _final_of(impl, strings, request):
     transcript = request["transcript"]
     _last_message_control(impl, strings, transcript)
     messages = shape_valid(impl, request, "request.final-message-order")
-    check_equal(len(messages), _kept(transcript) + 2, "request.message-sequence",
-                "the request does not hold one message per kept snapshot message plus two", input=request,
-                actual=[message["role"] for message in messages])
+    _check_count(impl, transcript, messages, request)
     got = final(messages)
     check(got.endswith(strings["guidance_request"]), "request.guidance-request",
           "the trailing message does not end with the declared guidance request", input=request, actual=got)
@@ -231,7 +227,8 @@ def test_final_message_holds_blocks_in_order(impl, strings):
                 (oracle.file_block("README.md", b"# Parser\n"), "files.render-format"),
                 ("Is rewriting parse() wise?", "question.trim"), ("\n\n", "question.blank-line"),
                 (strings["guidance_request"], "request.guidance-request")]
-    blocks = [segments[0][0], segments[1][0], segments[2][0], "Is rewriting parse() wise?\n\n", segments[-1][0]]
+    blocks = [segments[0][0], (segments[1][0], "files.render-format"), (segments[2][0], "files.render-format"),
+              "Is rewriting parse() wise?\n\n", segments[-1][0]]
     check_segments(got, segments, strings, "the trailing user message is not in-flight block, files, question, "
                    "guidance", order=("request.final-message-order", blocks), input=request)
 
@@ -267,7 +264,8 @@ def _blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, file
     if question_block:
         segments += [(question_block[:-2], ["question.trim", "question.cap"]), ("\n\n", "question.blank-line")]
     segments.append((strings["guidance_request"], "request.guidance-request"))
-    blocks = [text for text, _ in segments if text not in (question_block[:-2], "\n\n")]
+    blocks = [(text, "files.render-format") if text.startswith("File: ") else text for text, _ in segments
+              if text not in (question_block[:-2], "\n\n")]
     blocks[-1:-1] = [question_block] if question_block else []
     check_segments(got, segments, strings, "the trailing message is not its blocks in order", input=request,
                    order=("request.final-message-order", blocks))

@@ -5,6 +5,11 @@ snapshots live in a directory of their own (``--impl-snapshots``; by default
 ``snapshots/<implementation name>/`` where pytest runs). Record them once with
 ``--snapshot-update``; from then on every change to a rendered request fails
 with a diff.
+
+A snapshot is a review item, not a rule failure: a rendered request that differs from its snapshot gets the outcome
+``changed``, a transcript without one ``not recorded`` (:class:`~advisor_conformance.checks.SnapshotReview`); the
+plugin names the command that accepts it and blames no rule. Both still fail the run, until the change is reviewed
+and accepted (or mended).
 """
 
 from __future__ import annotations
@@ -15,7 +20,8 @@ import pytest
 from syrupy.extensions.amber import AmberSnapshotExtension
 
 from advisor_conformance._paths import fixtures_dir
-from advisor_conformance.checks import answer_of, violation
+from advisor_conformance._bounded import cap_lines
+from advisor_conformance.checks import SnapshotReview, answer_of, violation
 from advisor_conformance.vectors import fill
 
 TRANSCRIPTS = sorted((fixtures_dir() / "transcripts").glob("*.json"))
@@ -46,9 +52,9 @@ def _require_recorded(request, snapshot_dir, name):
     stored = snapshot_dir / "test_snapshots.ambr"
     marker = f"# name: test_rendered_request_matches_snapshot[{name}]\n"
     if not stored.is_file() or marker not in stored.read_text(encoding="utf-8"):
-        pytest.fail(f"no snapshot of {name} is recorded for this implementation in {snapshot_dir.name}/: record "
-                    "its snapshots once with --snapshot-update (and commit them); from then on a change fails here",
-                    pytrace=False)
+        raise SnapshotReview(f"no snapshot of {name} is recorded for this implementation in {snapshot_dir.name}/: "
+                             "record its snapshots once with --snapshot-update (and commit them); from then on a "
+                             "change fails here", "not recorded")
 
 
 @pytest.mark.rule(id="flatten.deterministic")
@@ -62,7 +68,8 @@ def test_rendered_request_matches_snapshot(impl, strings, request_snapshot, snap
         raise violation("flatten.deterministic", f"shape answered an error for the transcript {path.name}",
                         input=params, actual=answer["error"])
     _require_recorded(request, snapshot_dir, path.stem)
-    assert answer == request_snapshot(name=path.stem), (
-        f"[flatten.deterministic] the rendered request changed from its recorded snapshot\n"
-        f"input: fixtures/transcripts/{path.name}"
-    )
+    recorded = request_snapshot(name=path.stem)
+    if not recorded == answer:
+        diff = "\n".join(recorded.get_assert_diff())
+        raise SnapshotReview(f"the rendered request of fixtures/transcripts/{path.name} changed from its recorded "
+                             f"snapshot (- recorded, + now):\n" + cap_lines(diff, lines=60), "changed")

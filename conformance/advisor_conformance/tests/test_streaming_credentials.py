@@ -60,14 +60,16 @@ def _params(provider, base_url, reasoning):
                                                               "session_id": "sess-keys"})
 
 
-def _error(impl, params, shown):
-    """The error the failed call (or the refused scenario) answered: a failed call is a provider_error."""
+def _error(impl, params, shown, fails_by="streaming.failure-report"):
+    """The error the failed call (or the refused scenario) answered: a failed call is a provider_error. A call that
+    answers a note instead breaks ``fails_by``, the rule that makes this answer of the provider a failure (an error
+    event inside a stream: the rule that reads the provider's stream)."""
     answer = answer_of(impl, "scenario", params, [RULE, "streaming.failure-report"])
     if "error" in answer:  # a scenario refused as a whole (a base URL with credentials, say): its error counts
         return answer["error"]
     calls = answer.get("calls") or []
-    check(len(calls) == 1 and "error" in calls[0], "streaming.failure-report", "the failed call did not answer an "
-          "error", input=shown, actual=calls)
+    check(len(calls) == 1 and "error" in calls[0], fails_by, "the call answered a note, not an error",
+          input=shown, actual=calls)
     error = calls[0]["error"]
     check_equal(error.get("code"), "provider_error", "streaming.failure-report", "the failed call is not a "
                 "provider_error", input=shown, actual=error)
@@ -147,7 +149,8 @@ def test_an_error_event_that_quotes_the_key_keeps_it_out_of_the_error(impl, lb, 
     lb.expect(answered)
     params = _params(provider, lb.base_url, "high")
     shown = {"scenario": params, "answered": answered.body[:3000]}
-    _no_credentials(_error(impl, params, shown), [KEY], shown, "a stream whose error event quotes the key")
+    reader = "streaming.anthropic-events" if provider == "anthropic" else "streaming.openai-chunks"
+    _no_credentials(_error(impl, params, shown, reader), [KEY], shown, "a stream whose error event quotes the key")
 
 
 # -- the base URL carries credentials ----------------------------------------------------------------------------------

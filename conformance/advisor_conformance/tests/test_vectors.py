@@ -7,7 +7,7 @@ import contextlib
 import pytest
 
 from advisor_conformance.checks import answer_of, violation
-from advisor_conformance.shaping import check_last_message_stays
+from advisor_conformance.shaping import check_last_message_stays, check_none_left_out
 from advisor_conformance.vectors import attribute, differences, fill, load_all, refused
 from advisor_conformance.workspace import workspace
 
@@ -40,8 +40,11 @@ def test_golden_vector(impl, strings, case):
         return
     found, refusal = refused(found, expected, answer)
     if case.op == "shape" and any(len(diff.path) == 1 and diff.path[0][0] == "messages" for diff in found):
-        # the count of messages differs: first, does a last message of another role than the assistant's stay?
+        # the count of messages differs: first, does a last message of another role than the assistant's stay? Then,
+        # are some snapshot messages left out (each blamed on the rule that renders it)?
         check_last_message_stays(impl, (params.get("transcript") or [None])[-1])
+        if isinstance(answer.get("messages"), list) and len(answer["messages"]) < len(expected["messages"]):
+            check_none_left_out(impl, params.get("transcript"), answer["messages"], input=params)
     blamed = attribute(case, found, known) if refusal is None else {diff: refusal for diff in found}
     broken = list(dict.fromkeys(rule for rules in blamed.values() for rule in rules))
     shown = [f"  {diff} [{', '.join(rules)}]" for diff, rules in list(blamed.items())[:10]]

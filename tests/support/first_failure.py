@@ -1,0 +1,149 @@
+"""First-failure blame: what a user reads first when a run stops at its first failure (``pytest -x``).
+
+For each broken implementation (``tests/fakes/broken``: the reference with one rule broken) and each independently
+written mistake (``tests/fakes/mistakes.py``), the suite runs in its shipped order (the catalogue's order of the
+rules, ``_plugin.order_by_catalogue``) until that implementation's first failure, as ``pytest -x --impl=IT`` would;
+the figure is how many of those first failures name the rule the implementation breaks (or one the same mistake
+cannot help breaking, its ``also``). All implementations run in one pytest session (``tests/support/matrix.py``
+with ``--matrix-first-failure``), each on one worker in the run's order.
+
+    python3 -m tests.support.first_failure                 # the shipped profile (ci); exit 1 unless every one names its rule
+    python3 -m tests.support.first_failure --profile advisor-conformance-explicit   # the deterministic examples alone
+    python3 -m tests.support.first_failure --only files.render-format FilesReversed  # some implementations
+    python3 -m tests.support.first_failure --save FILE     # ... and keep the outcomes (JSON lines)
+    python3 -m tests.support.first_failure --outcomes FILE # judge the outcomes of an earlier run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..fakes.broken import BrokenImplementation, load_registry
+from ..fakes.mistakes import MISTAKES
+from .runner import ROOT, SUITE, run_pytest
+
+SHIPPED_PROFILE = "advisor-conformance-ci"
+_RULE_NAMED = re.compile(r"\[([a-z][a-z0-9]*\.[a-z0-9-]+)(?:, [a-z][a-z0-9]*\.[a-z0-9-]+)*\]")
+
+
+def entries() -> dict[str, BrokenImplementation]:
+    """Every implementation judged, by its matrix ID: the broken implementations by rule, the mistakes by name."""
+    return {**load_registry(), **MISTAKES}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One implementation's first failure, and whether it names the rule it breaks."""
+
+    id: str
+    entry: BrokenImplementation
+    first: dict[str, Any] | None  # the first failing outcome record, None when nothing failed
+
+    @property
+    def blamed(self) -> list[str]:
+        return list(self.first["failed_rules"]) if self.first else []
+
+    @property
+    def named(self) -> bool:
+        """The first failure names the broken rule or what the same mistake also breaks."""
+        return bool(set(self.blamed) & {self.entry.rule, *self.entry.also})
+
+    @property
+    def only(self) -> bool:
+        """... and names no rule the implementation keeps."""
+        return self.named and set(self.blamed) <= {self.entry.rule, *self.entry.also}
+
+    def line(self) -> str:
+        if self.first is None:
+            return f"{self.id}: no test failed ({self.entry.how})"
+        test = re.sub(r"^.*?(test_\w+\.py::)", r"\1", self.first["nodeid"])
+        return f"{self.id} (breaks {self.entry.rule}): first failure {test} blamed on {self.blamed}"
+
+
+def run_matrix(out: Path, ids: list[str], profile: str, tests: list[str] | None = None, timeout: float = 7200) -> int:
+    """The implementations ``ids`` against the suite, each stopping at its first failure; outcomes into ``out``."""
+    known = entries()
+    matrix = [{"id": key, "target": known[key].target, "rules": None, "until": known[key].rule} for key in ids]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "matrix.json"
+        path.write_text(json.dumps(matrix), encoding="utf-8")
+        run = run_pytest(*(tests or [SUITE]), "--impl=reference", "-p", "tests.support.matrix", f"--matrix={path}",
+                         f"--matrix-report={out}", "--matrix-first-failure", "-q", "-n", "2", "--dist", "loadgroup",
+                         f"--hypothesis-profile={profile}", f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+                         timeout=timeout, progress=lambda line: print(line, file=sys.stderr), label="first failures")
+    return run.returncode
+
+
+def judge(outcomes: Path, ids: list[str] | None = None) -> list[Verdict]:
+    """Each implementation's first failure (the failing outcome earliest in the run's order)."""
+    known = entries()
+    first: dict[str, dict[str, Any]] = {}
+    for line in outcomes.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line) if line else None
+        if record is None or record["outcome"] != "failed":
+            continue
+        seen = first.get(record["entry"])
+        if seen is None or (record.get("position") or 0) < (seen.get("position") or 0):
+            first[record["entry"]] = record
+    return [Verdict(key, known[key], first.get(key)) for key in (ids or list(known))]
+
+
+def names_a_rule(message: str) -> bool:
+    """Whether a failure's message starts by naming at least one catalogue rule: ``[rule.id, ...] what``."""
+    from advisor_conformance.catalogue import load_catalogue
+
+    head = _RULE_NAMED.match(message)
+    return head is not None and bool(set(re.findall(r"[a-z][a-z0-9]*\.[a-z0-9-]+", head[0]))
+                                     & set(load_catalogue().rules))
+
+
+def unnamed_failures(outcomes: Path) -> list[dict[str, Any]]:
+    """The failures whose message names no catalogue rule."""
+    records = [json.loads(line) for line in outcomes.read_text(encoding="utf-8").splitlines() if line]
+    return [record for record in records if record["outcome"] == "failed" and not names_a_rule(record["message"])]
+
+
+def summarise(verdicts: list[Verdict]) -> str:
+    named = [verdict for verdict in verdicts if verdict.named]
+    only = [verdict for verdict in named if verdict.only]
+    lines = [f"implementations: {len(verdicts)}; first failure names the broken rule (or what the same mistake also "
+             f"breaks): {len(named)}; of them naming no rule the implementation keeps: {len(only)}"]
+    lines += [f"  MISSED {verdict.line()}" for verdict in verdicts if not verdict.named]
+    lines += [f"  also names a kept rule: {verdict.line()}" for verdict in named if not verdict.only]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m tests.support.first_failure", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--profile", default=SHIPPED_PROFILE, help=f"the hypothesis profile (default {SHIPPED_PROFILE})")
+    parser.add_argument("--only", nargs="+", metavar="ID", help="only these implementations (rule IDs, mistake names)")
+    parser.add_argument("--outcomes", type=Path, help="judge these outcomes instead of running the matrix")
+    parser.add_argument("--save", type=Path, help="keep the outcomes (JSON lines) in this file")
+    parser.add_argument("--timeout", type=float, default=7200, help="seconds the run may take (default 7200)")
+    args = parser.parse_args(argv)
+    ids = args.only or list(entries())
+    unknown = sorted(set(ids) - set(entries()))
+    if unknown:
+        parser.error(f"unknown implementations: {', '.join(unknown)}")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.outcomes or args.save or Path(tmp) / "outcomes.jsonl"
+        if args.outcomes is None:
+            run_matrix(out, ids, args.profile, timeout=args.timeout)
+        verdicts = judge(out, ids)
+        silent = unnamed_failures(out)
+    print(summarise(verdicts))
+    for record in silent[:10]:
+        print(f"  a failure names no rule: {record['entry']} {record['nodeid']}: {record['message'][:200]!r}")
+    return 0 if all(verdict.named for verdict in verdicts) and not silent else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
