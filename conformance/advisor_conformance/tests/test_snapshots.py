@@ -15,6 +15,7 @@ and accepted (or mended).
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from syrupy.extensions.amber import AmberSnapshotExtension
@@ -24,6 +25,7 @@ from advisor_conformance._bounded import cap_lines
 from advisor_conformance.checks import SnapshotReview, answer_of, violation
 from advisor_conformance.vectors import fill
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 TRANSCRIPTS = sorted((fixtures_dir() / "transcripts").glob("*.json"))
 
 
@@ -70,6 +72,6 @@ def test_rendered_request_matches_snapshot(impl, strings, request_snapshot, snap
     _require_recorded(request, snapshot_dir, path.stem)
     recorded = request_snapshot(name=path.stem)
     if not recorded == answer:
-        diff = "\n".join(recorded.get_assert_diff())
+        diff = _ANSI.sub("", "\n".join(recorded.get_assert_diff()))  # syrupy colours each character
         raise SnapshotReview(f"the rendered request of fixtures/transcripts/{path.name} changed from its recorded "
                              f"snapshot (- recorded, + now):\n" + cap_lines(diff, lines=60), "changed")
