@@ -46,7 +46,7 @@ def broken_runs(tmp_path_factory, progress):
     # reference's snapshots, so a snapshot test fails only where the breakage changes a request.
     run = run_pytest(SUITE, "--impl=reference", "-p", "tests.support.matrix", f"--matrix={tmp / 'matrix.json'}",
                      f"--matrix-report={tmp / 'outcomes.jsonl'}", "-q", "-n", "2",
-                     "--hypothesis-profile=advisor-conformance-noshrink",
+                     "--hypothesis-profile=advisor-conformance-mutation",
                      f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
                      progress=progress, label="broken implementations")
     outcomes = defaultdict(list)
