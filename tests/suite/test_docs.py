@@ -71,7 +71,8 @@ def link_problems(page: Path, text: str) -> list[str]:
 def test_readme_stays_under_150_lines():
     """The README (the package's page on PyPI) has fewer than 150 lines; the rest of the documentation is in docs/."""
     count = len(README.read_text(encoding="utf-8").splitlines())
-    assert count < README_MAX_LINES, f"README.md has {count} lines (at most {README_MAX_LINES - 1}): move a section to docs/"
+    assert count < README_MAX_LINES, \
+        f"README.md has {count} lines (at most {README_MAX_LINES - 1}): move a section to docs/"
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda page: str(page.relative_to(ROOT)))
@@ -121,8 +122,9 @@ def test_links_are_read_from_prose_not_code(text, expected):
 
 
 @pytest.mark.parametrize(("target", "bad"), [
-    ("https://example.org", True), ("/etc/passwd", True), ("../../outside.md", True), ("missing.md", True), ("", True),
-    ("rules.md", False), ("#section", False), ("../README.md#quickstart", False), ("ci/github-actions-python.yml", False),
+    ("https://example.org", True), ("/etc/passwd", True), ("../../outside.md", True), ("missing.md", True),
+    ("", True), ("rules.md", False), ("#section", False), ("../README.md#quickstart", False),
+    ("ci/github-actions-python.yml", False),
 ])
 def test_each_kind_of_bad_link_is_reported(target, bad):
     """A URL, an absolute path, a link climbing out of the repository, a missing file and an empty target are each
