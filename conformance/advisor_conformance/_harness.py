@@ -2,7 +2,7 @@
 
 :func:`serve` reads requests as JSON lines from stdin and writes one answer
 line per request to stdout, until ``stop`` or the end of input
-(``HARNESS.md`` has the protocol). One bad request never ends it: a request it
+(``docs/harness.md`` has the protocol). One bad request never ends it: a request it
 cannot decode (not JSON, nested too deep) gets a ``failure`` answer when its
 ``seq`` can be read (else a line on stderr), and an answer that cannot be
 written as UTF-8 JSON (a lone surrogate, a NaN, nesting too deep) becomes a

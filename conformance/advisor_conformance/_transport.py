@@ -5,7 +5,7 @@ params and answers through a JSON round trip both ways, so an adapter sees and
 returns exactly what a harness would.
 
 :class:`SubprocessTransport` is the suite's side of the harness protocol
-(``HARNESS.md``): one request per line on the harness's stdin, one answer
+(``docs/harness.md``): one request per line on the harness's stdin, one answer
 per line on its stdout::
 
     → {"seq": 1, "op": "start", "params": {"protocol": 1}}

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // The conformance harness of advisor-js: JSON lines over stdin and stdout
-// (see HARNESS.md). One request per line; exactly one answer line per
+// (see docs/harness.md). One request per line; exactly one answer line per
 // request, in order, even when an operation is asynchronous. Logs go to stderr.
 
 const readline = require('readline');

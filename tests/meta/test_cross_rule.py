@@ -2,7 +2,7 @@
 
 The golden vectors are where one difference most easily cascades (a vector names many rules and pins whole
 messages or sessions), so CI holds them to no misattribution at all; the whole suite is measured by
-``python3 -m tests.support.cross_rule`` (outside CI for its length; the README gives the figure).
+``python3 -m tests.support.cross_rule`` (outside CI for its length; docs/measured.md gives the figure).
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ from ..support.runner import ROOT
 SURVIVORS_FILE = ROOT / ".ci" / "mutation-survivors.toml"
 REFERENCE = ROOT / "reference" / "advisor_reference"
 SOURCES = {"schema/protocol-v1.json": ROOT / "conformance" / "advisor_conformance" / "schema" / "protocol-v1.json",
-           "HARNESS.md": ROOT / "HARNESS.md"}
+           "docs/harness.md": ROOT / "docs" / "harness.md"}
 
 
 def _score_module():

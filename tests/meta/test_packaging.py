@@ -35,7 +35,7 @@ def test_wheel_carries_fixtures_and_snapshots(installed):
                      "advisor_conformance/schema/protocol-v1.json", "advisor_conformance/tests/test_elision.py",
                      "advisor_conformance/_data/fixtures/vectors/elision.json",
                      "advisor_conformance/_data/snapshots/reference/test_snapshots.ambr",
-                     "advisor_conformance/_data/docs/rules.md", "advisor_conformance/_data/docs/HARNESS.md",
+                     "advisor_conformance/_data/docs/rules.md", "advisor_conformance/_data/docs/harness.md",
                      "_advisor_conformance_pytestplugin.py"):
         assert expected in names, f"{expected} is missing from {wheel.name}"
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), "the wheel carries no LICENSE"
@@ -44,7 +44,7 @@ def test_wheel_carries_fixtures_and_snapshots(installed):
 
 
 def test_sdist_carries_the_documents(tmp_path):
-    """The source distribution holds the rules document, HARNESS.md, the licence and the changelog."""
+    """The source distribution holds the rules document, the harness protocol, the licence and the changelog."""
     import sys
     import tarfile
 
@@ -53,7 +53,7 @@ def test_sdist_carries_the_documents(tmp_path):
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     (sdist,) = tmp_path.glob("advisor_conformance-*.tar.gz")
     names = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
-    missing = {"docs/rules.md", "HARNESS.md", "LICENSE", "CHANGELOG.md", "README.md"} - names
+    missing = {"docs/rules.md", "docs/harness.md", "LICENSE", "CHANGELOG.md", "README.md"} - names
     assert not missing, f"{sdist.name} lacks {sorted(missing)}"
 
 

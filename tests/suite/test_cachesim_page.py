@@ -1,5 +1,6 @@
-"""``docs/cache-efficiency.md`` and the README's line about it agree with the simulator's figures (the page's first
-table is compared with what ``advisor-conformance cache-sim`` prints in ``tests/meta/test_cache_sim_cli.py``)."""
+"""``docs/cache-efficiency.md`` and the known-limits line of ``docs/measured.md`` agree with the simulator's figures
+(the page's first table is compared with what ``advisor-conformance cache-sim`` prints in
+``tests/meta/test_cache_sim_cli.py``)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from advisor_conformance._implementation import load_target
 from ..support.runner import ROOT
 
 PAGE = ROOT / "docs" / "cache-efficiency.md"
+MEASURED = ROOT / "docs" / "measured.md"
 
 
 @pytest.fixture(scope="module")
@@ -29,15 +31,15 @@ def test_the_page_is_what_the_simulator_gives(run):
         "stale: python3 -m advisor_conformance._cachesim.page docs/cache-efficiency.md"
 
 
-def test_the_readme_line_gives_the_pages_figures_and_links_it(run):
-    """The README's known-limits line states the share of the optimum's saving the spec's placement reaches on
-    Anthropic (at least that share when the optimum is a lower bound), the OpenAI and Codex share, and links the
-    page."""
+def test_the_known_limits_line_gives_the_pages_figures_and_links_it(run):
+    """The known-limits line of docs/measured.md states the share of the optimum's saving the spec's placement
+    reaches on Anthropic (at least that share when the optimum is a lower bound), the OpenAI and Codex share, and
+    links the page."""
     _, anthropic = run.measure("anthropic", Settings())
     openai = [run.measure(provider, Settings())[1].share for provider in ("openai", "codex")]
-    lines = [line for line in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
-             if "docs/cache-efficiency.md" in line and line.startswith("Known limits")]
-    assert len(lines) == 1, "one Known limits line links docs/cache-efficiency.md"
+    lines = [line for line in MEASURED.read_text(encoding="utf-8").splitlines()
+             if "](cache-efficiency.md)" in line and line.startswith("Known limits")]
+    assert len(lines) == 1, "one Known limits line of docs/measured.md links cache-efficiency.md"
     line = lines[0]
     expected = ("at least " if not anthropic.optimum.exact else "") + pct(anthropic.share)
     assert expected in line, (expected, line)

@@ -23,7 +23,7 @@ default), read its rules, and serve a Python implementation over the harness pro
 
   advisor-conformance run                          the suite against the reference, with the outcome per rule
   advisor-conformance run --impl mypkg.adapter     ... against your Python adapter
-  advisor-conformance run --impl 'cmd:node h.js'   ... against a harness in any language (HARNESS.md)
+  advisor-conformance run --impl 'cmd:node h.js'   ... against a harness in any language (docs/harness.md)
   advisor-conformance where elision.marker-format  a rule: its statement, code, tests and vectors
 """
 

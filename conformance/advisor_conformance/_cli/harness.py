@@ -10,7 +10,7 @@ ORDER = 90
 HELP = "serve a Python implementation over the harness protocol on stdin and stdout"
 DESCRIPTION = """\
 Serve a Python adapter (the reference by default) over the harness protocol: one JSON request per line on
-stdin, one answer per line on stdout (HARNESS.md). The suite starts it as a harness:
+stdin, one answer per line on stdout (docs/harness.md). The suite starts it as a harness:
 
   pytest --impl='cmd:advisor-conformance harness'
   pytest --impl='cmd:advisor-conformance harness --impl mypkg.advisor_adapter'

@@ -59,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     kind.add_argument("--python", metavar="PACKAGE",
                       help="write the Python package PACKAGE with an adapter (PACKAGE/advisor_adapter.py)")
     kind.add_argument("--harness", action="store_true",
-                      help="write a harness program (the protocol of HARNESS.md on stdin and stdout)")
+                      help="write a harness program (the protocol of docs/harness.md on stdin and stdout)")
     parser.add_argument("--language", choices=sorted(HARNESSES), default="python",
                         help="the harness's language (default: python); only with --harness")
     parser.add_argument("--dir", default=".", metavar="DIR", help="where to write (default: the current directory)")
