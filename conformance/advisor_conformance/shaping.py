@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._excerpts import first_difference, parting, region
-from .checks import answer_of, check, refusal, violation
 from ._implementation import Implementation
+from .checks import answer_of, check, refusal, violation
 
 Messages = list[dict[str, str]]
 

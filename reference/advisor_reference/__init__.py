@@ -37,8 +37,8 @@ __version__ = "0.1.0"
 
 from collections.abc import Sequence
 
-from ._elision import MAX_TOOL_ARG_STRING_BYTES, cap_arguments, elide_bytes, elide_text, elision_marker
 from ._budget import DEFAULT_CHILD_MAX_USES, DEFAULT_MAX_USES, BudgetStore, UseCounter, UseGrant
+from ._elision import MAX_TOOL_ARG_STRING_BYTES, cap_arguments, elide_bytes, elide_text, elision_marker
 from ._errors import AdvisorInputError
 from ._files import MAX_FILE_BYTES, MAX_FILES, MAX_FILES_TOTAL_BYTES, CappedContent, LoadedFile, file_hash
 from ._gojson import go_json

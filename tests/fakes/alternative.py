@@ -40,8 +40,14 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from advisor_reference import (REFERENCE_STRINGS, AdvisorHandler, AdvisorRuntime, RenderedMessage, RequestBuilder,
-                                trim_space)
+from advisor_reference import (
+    REFERENCE_STRINGS,
+    AdvisorHandler,
+    AdvisorRuntime,
+    RenderedMessage,
+    RequestBuilder,
+    trim_space,
+)
 from advisor_reference.adapter import ReferenceAdapter
 from advisor_reference.wire import WIRES, HttpProvider, HttpRequest
 

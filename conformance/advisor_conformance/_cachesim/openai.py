@@ -253,7 +253,7 @@ def breakpoint_prompt(body: Mapping[str, Any], estimator: Estimator = ESTIMATOR)
         if last_eligible >= 0 and all(p != last_eligible for p, _ in marks):
             marks.append((last_eligible, request_ttl))
     final = 0
-    for role, starts, _ in reversed(pieces):
+    for _role, starts, _ in reversed(pieces):
         final += 1
         if starts:
             break

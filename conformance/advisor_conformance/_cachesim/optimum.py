@@ -236,8 +236,8 @@ def breakpoint_optimum(requests: Sequence[TimedPrompt], rules: BreakpointRules |
     plan: dict[int, tuple[Any, Any]] = {}  # request -> (read, write) of the programme
     irregular = []
     for chain, members in chains.items():
-        reach = [max((c(k, l) for l in members[pos + 1:]), default=0) for pos, k in enumerate(members)]
-        regular = all(c(k, l) == reach[pos] for pos, k in enumerate(members) for l in members[pos + 1:]) and \
+        reach = [max((c(k, later) for later in members[pos + 1:]), default=0) for pos, k in enumerate(members)]
+        regular = all(c(k, later) == reach[pos] for pos, k in enumerate(members) for later in members[pos + 1:]) and \
             all(reach[p] <= reach[p + 1] for p in range(len(members) - 2))
         for pos, k in enumerate(members):
             node = nodes[k]
@@ -356,7 +356,8 @@ def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[fl
         cum = node.prompt.cum
         nxt: dict[tuple[Entry, ...], tuple[float, Any]] = {}
 
-        def relax(entries: list[Entry], cost: float, path: Any) -> None:
+        def relax(entries: list[Entry], cost: float, path: Any, step: int = step,
+                  nxt: dict[tuple[Entry, ...], tuple[float, Any]] = nxt) -> None:  # this step's, bound when defined
             key = prune(entries, step)
             if key not in nxt or cost < nxt[key][0] - 1e-9:
                 nxt[key] = (cost, path)

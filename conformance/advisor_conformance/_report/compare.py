@@ -23,9 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .runs import Run, clean_text, node_key
-
 from .._reporting import REVIEW_OUTCOMES
+from .runs import Run, clean_text, node_key
 
 RULE_RANK = {"failed": 0, "warning": 1, "xfailed": 2, "skipped": 3, "no tests": 3, "not checked": 3, "passed": 4}
 TEST_RANK = {"failed": 0, "warned": 1, "xfailed": 2, "skipped": 3, "passed": 4, "changed": 4, "not recorded": 4}

@@ -10,7 +10,16 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from advisor_conformance.checks import check, check_equal, violation
 from advisor_conformance.scenarios import (
-    budget_note, call, check_cap_holds, check_use_kept, error_of, failure, reply, result_of, run, scenario,
+    budget_note,
+    call,
+    check_cap_holds,
+    check_use_kept,
+    error_of,
+    failure,
+    reply,
+    result_of,
+    run,
+    scenario,
 )
 
 ANSWER = "Looks fine; run the tests next."

@@ -18,8 +18,17 @@ import pytest
 
 from advisor_conformance.carriage import JSON_RAW_TEXTS, KEY_ORDERS, NAME_TEXTS, TEXTS, where_changed
 from advisor_conformance.checks import check, check_equal, violation
-from advisor_conformance.shaping import (check_segments, file_segments, files_part, final, flattened, params,
-                                         rendered_arguments, shape, with_tool_call)
+from advisor_conformance.shaping import (
+    check_segments,
+    file_segments,
+    files_part,
+    final,
+    flattened,
+    params,
+    rendered_arguments,
+    shape,
+    with_tool_call,
+)
 
 CLASSES = list(TEXTS)
 ASK = [{"role": "user", "content": "what do you make of this?"}]

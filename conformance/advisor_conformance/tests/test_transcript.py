@@ -248,7 +248,7 @@ def _calls_outcome(impl, transcript, index, rule="transcript.malformed-rejected"
     check(isinstance(got, list) and len(got) == len(control), rule,
           f"tool calls on the message at {index} changed the number of messages of the request", input=request,
           expected=control, actual=got)
-    differing = [at for at, (mine, theirs) in enumerate(zip(got, control)) if mine != theirs]
+    differing = [at for at, (mine, theirs) in enumerate(zip(got, control, strict=True)) if mine != theirs]
     if not differing:
         return  # the calls are ignored
     # Where the message lands is the implementation's (a system message may join the system prompt): the calls may

@@ -24,7 +24,6 @@ from advisor_reference.adapter import ReferenceAdapter
 from . import breaks
 from .runtime import _with_runtime_defaults
 
-
 # -- budget ---------------------------------------------------------------------------------------------------------
 
 

@@ -17,7 +17,6 @@ from advisor_reference.wire import HttpProvider, StreamState
 
 from . import breaks
 
-
 #: The module of the stream-format tests, which these variants run against (their rules' other tests run against
 #: the rules' first broken implementations).
 FORMAT = ("test_stream_format.py",)
