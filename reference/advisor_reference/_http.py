@@ -47,7 +47,7 @@ import re
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpcore
@@ -57,6 +57,8 @@ from . import _anthropic, _codex, _openai
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest
 from ._redact import display_url, redact, url_secrets
 from ._wire import MAX_JSON_VALUES, HttpRequest, StreamState, WireFormat, too_many_json_values
+
+_T = TypeVar("_T")  # what a call sent by HttpProvider._send answers
 
 WIRES: dict[str, WireFormat] = {wire.kind: wire for wire in (_anthropic.WIRE, _openai.WIRE, _codex.WIRE)}
 EXCERPT = 300
@@ -189,7 +191,7 @@ def bound_by_deadlines(client: httpx.Client) -> bool:
     """
     wrapped = False
     for transport in (client._transport, *client._mounts.values()):  # private attributes: see above
-        pool = getattr(transport, "_pool", None)
+        pool: Any = getattr(transport, "_pool", None)
         backend = getattr(pool, "_network_backend", None)
         if isinstance(backend, httpcore.NetworkBackend) and not isinstance(backend, _DeadlineBackend):
             pool._network_backend = _DeadlineBackend(backend)
@@ -326,7 +328,8 @@ def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[tu
     media_type = content_type.partition(";")[0].strip()
     bounded = httpx.Response(response.status_code, headers={"content-type": media_type}, content=pieces(),
                              default_encoding="utf-8")
-    name, data, last_id, retry = "", [], "", None  # the event being read
+    data: list[str] = []
+    name, last_id, retry = "", "", None  # the event being read (and data above)
     head: list[str] = []  # the start of a line whose end has not come yet
     cr = False  # the text so far ends with CR: if the next begins with LF, the two end one line
     for text in itertools.chain(bounded.iter_text(), [None]):
@@ -513,7 +516,7 @@ class HttpProvider:
         except TypeError:  # a subclass with another signature
             return ProviderError(clean, status=error.status)
 
-    def _send(self, call: Callable[[], Any], deadline: float | None = None) -> Any:
+    def _send(self, call: Callable[[], _T], deadline: float | None = None) -> _T:
         where = display_url(self.base_url)
         kind = self.wire.kind
         token = _DEADLINE.set(deadline)
