@@ -109,7 +109,8 @@ def _direction(old: str | None, new: str | None, rank: dict[str, int]) -> str | 
 
 def _reviewed_only(run: Run) -> set[str]:
     """The rules of ``run`` whose tests without a verdict (neither passed nor skipped) are all snapshots to review."""
-    review, other = set(), set()
+    review: set[str] = set()
+    other: set[str] = set()
     for test in run.tests:
         if test["outcome"] in ("passed", "skipped"):
             continue
@@ -142,12 +143,14 @@ def compare_runs(old: Run, new: Run) -> Comparison:
         before, after = old_tests.get(key), new_tests.get(key)
         if before is not None and after is not None:
             result.compared_tests += 1
-        direction = _direction(before and before["outcome"], after and after["outcome"], TEST_RANK)
+        was = before["outcome"] if before is not None else None
+        now = after["outcome"] if after is not None else None
+        direction = _direction(was, now, TEST_RANK)
         if direction:
             shown = after if after is not None else before  # the new run's test, else the old one's
             assert shown is not None
-            result.tests.append(Change("test", clean_text(shown["nodeid"]), before and before["outcome"],
-                                       after and after["outcome"], direction, clean_text(shown.get("message", ""))))
+            result.tests.append(Change("test", clean_text(shown["nodeid"]), was, now, direction,
+                                       clean_text(shown.get("message", ""))))
     if old.suite.get("version") != new.suite.get("version"):
         result.notes.append(f"the runs used different suite versions ({old.suite.get('version')} and "
                             f"{new.suite.get('version')}): tests may have been added, removed or changed")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
@@ -365,8 +366,8 @@ class BudgetMachine(RuleBasedStateMachine):
     are compared with what the model predicts.
     """
 
-    impl = None
-    strings = None
+    impl: Any = None  # both set by the test before a run
+    strings: Any = None
 
     def __init__(self):
         super().__init__()

@@ -264,9 +264,10 @@ def _blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, file
     request = params(transcript, question=question, files=_files(files))
     got = _final_of(impl, strings, request)
     capped = oracle.cap_files([(d, len(d)) for _, d in files])
-    segments = [(f"{strings['inflight_label']}\nINFLIGHT-TEXT\n\n", "inflight.block-layout")] if inflight else []
+    segments: list[tuple] = [(f"{strings['inflight_label']}\nINFLIGHT-TEXT\n\n", "inflight.block-layout")] \
+        if inflight else []
     segments += [(oracle.file_block(path, content), ["files.render-format", "files.aggregate-cap", "files.per-file-cap"])
-                 for (path, _), content in zip(files, capped, strict=True)]
+                 for (path, _), content in zip(files, capped, strict=True) if content is not None]  # none deduped
     question_block = oracle.question_block(question)
     if question_block:
         segments += [(question_block[:-2], ["question.trim", "question.cap"]), ("\n\n", "question.blank-line")]
