@@ -22,7 +22,7 @@ __all__ = [
 ]
 from ._implementation import Implementation
 
-SNAPSHOT = [
+SNAPSHOT: list[dict[str, Any]] = [
     {"role": "system", "content": "You are a coding agent."},
     {"role": "user", "content": "Make the failing test pass."},
     {"role": "assistant", "content": "",
