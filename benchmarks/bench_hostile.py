@@ -111,7 +111,7 @@ def run_case(name: str) -> dict[str, object]:
     for traced in (False, True):
         response = build()  # built before measuring: the bomb is compressed here, not in the client
         provider = HttpProvider(kind, "https://provider.test", timeout=600,
-                                client=httpx.Client(transport=httpx.MockTransport(lambda _request: response)))
+                                client=httpx.Client(transport=httpx.MockTransport(lambda _request, answer=response: answer)))
         gc.collect()
         before = peak_rss_mb()
         if traced:

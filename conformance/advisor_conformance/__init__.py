@@ -20,11 +20,12 @@ The machinery behind it: ``_protocol`` (the operations and their schemas), ``_tr
 JSON lines to a harness), ``_implementation`` (``--impl`` targets), ``_harness`` (the harness side for a
 Python adapter), ``_plugin`` (the suite's pytest plugin; the thin entry point is the top-level module
 ``_advisor_conformance_pytestplugin``; with ``_collect``, the suite collected wherever it is installed, ``_markers``,
-selection by rule, area and level, ``_terminal``, the short summary and bounded notes), ``_reporting`` (outcomes per rule), ``_loopback`` (the loopback
-provider of black-box runs), ``_cli`` (the ``advisor-conformance`` command), ``_bounded`` (bounded failure
-messages), ``_excerpts`` (where two texts part), ``_trace`` (from a rule to its code, tests and vectors), ``_xfails`` (expected failures), ``_diff`` (differential
-testing), ``_report`` (the HTML report and ``compare``), ``_cachesim`` (the prompt-cache simulator),
-``_templates`` (the skeletons ``init`` writes), ``_paths``.
+selection by rule, area and level, ``_terminal``, the short summary and bounded notes), ``_reporting`` (outcomes per
+rule), ``_loopback`` (the loopback provider of black-box runs), ``_cli`` (the ``advisor-conformance`` command),
+``_bounded`` (bounded failure messages), ``_excerpts`` (where two texts part), ``_trace`` (from a rule to its code,
+tests and vectors), ``_xfails`` (expected failures), ``_diff`` (differential testing), ``_report`` (the HTML report
+and ``compare``), ``_cachesim`` (the prompt-cache simulator), ``_templates`` (the skeletons ``init`` writes),
+``_paths``.
 """
 
 from __future__ import annotations

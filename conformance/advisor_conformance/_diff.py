@@ -30,6 +30,7 @@ What is drawn, per operation:
 from __future__ import annotations
 
 import base64
+import functools
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -66,7 +67,7 @@ def open_choices(op: str, params: Mapping[str, Any], answers: tuple[Any, Any],
     tag CHOICE) and ``clarifications §10``:
 
     1. **Declared strings** (request.system-prompt, request.guidance-request, inflight.block-layout,
-       flatten.advisor-note-prefix, dedupe.notice, handler.empty-answer-note, handler.token-limit-note,
+       flatten.advisor-note, dedupe.notice, handler.empty-answer-note, handler.token-limit-note,
        budget.exhausted-result): every occurrence of an implementation's declared string in its own answer
        becomes ``{{name}}`` (longest first); the budget-spent note, a template, is matched by a pattern with
        ``{used}`` and ``{max}`` as numbers and becomes ``{{budget_spent:U:M}}``.
@@ -107,7 +108,8 @@ def open_choices(op: str, params: Mapping[str, Any], answers: tuple[Any, Any],
         answer = _errors_by_code_and_at(answer)
         if op == "scenario" and isinstance(answer, dict) and isinstance(answer.get("calls"), list):
             answer = {**answer, "calls": [_call_error_from_call(outcome) for outcome in answer["calls"]]}
-        answer = _map_strings(answer, lambda text, s=strings: _text_open(text, s, files or {}, work_dir))
+        answer = _map_strings(answer, functools.partial(_text_open, strings=strings, files=files or {},
+                                                        work_dir=work_dir))
         if op == "scenario" and isinstance(answer, dict):
             answer = _scenario_open(params, answer)
         out.append(_fresh_keys(answer, known))
@@ -185,8 +187,8 @@ def _deduped_blocks(text: str, strings: Mapping[str, str], files: Mapping[str, s
         return text
     notice, out, position = strings["deduped_file_notice"], [], 0
     while (at := text.find(notice, position)) >= 0:
-        named = [(text.rfind(path, position, at), path) for path in files]
-        named = [(start + len(path), len(path), start, path) for start, path in named if start >= 0]
+        found = [(text.rfind(path, position, at), path) for path in files]
+        named = [(start + len(path), len(path), start, path) for start, path in found if start >= 0]
         end = at + len(notice)
         while end < len(text) and text[end] == "\n":
             end += 1
@@ -268,13 +270,13 @@ def _anthropic_open(request: Mapping[str, Any], a: Any, b: Any) -> tuple[Any, An
               for answer in (a, b)]
     if None in bodies:
         return a, b
-    bodies = [_thinking_open(body) for body in bodies]
-    choices = [_empty_user_choice(request, body) for body in bodies]
+    opened = [_thinking_open(body) for body in bodies if body is not None]  # none is, as checked
+    choices = [_empty_user_choice(request, body) for body in opened]
     if choices[0][0] == choices[1][0] == "text":
-        bodies = [_retext(body, indexes) for body, (_, indexes) in zip(bodies, choices, strict=True)]
+        opened = [_retext(body, indexes) for body, (_, indexes) in zip(opened, choices, strict=True)]
     elif {choices[0][0], choices[1][0]} == {"text", "left out"}:
-        bodies = [_unmarked(_without(body, indexes)) for body, (_, indexes) in zip(bodies, choices, strict=True)]
-    return {**a, "body": bodies[0]}, {**b, "body": bodies[1]}
+        opened = [_unmarked(_without(body, indexes)) for body, (_, indexes) in zip(opened, choices, strict=True)]
+    return {**a, "body": opened[0]}, {**b, "body": opened[1]}
 
 
 def _thinking_open(body: dict[str, Any]) -> dict[str, Any]:
@@ -577,7 +579,7 @@ def strategy_for(op: str, pair: tuple[Implementation, Implementation]) -> st.Sea
     return scenario_inputs(all(impl.option("confinement", False) is True for impl in pair))
 
 
-_PROBES = {
+_PROBES: dict[str, dict[str, Any]] = {
     "shape": {"transcript": []},
     "encode": {"provider": "openai", "request": wire.neutral_request([{"role": "user", "content": "x"}])},
     "scenario": {"steps": []},

@@ -10,8 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._bounded import excerpt
-from ._protocol import (AREA_CAPABILITIES, AREA_OPERATIONS, CAPABILITIES, OPTION_DEFAULTS, PROBES, ContractError,
-                        capability_probe, schema_errors)
+from ._protocol import (
+    AREA_CAPABILITIES,
+    AREA_OPERATIONS,
+    CAPABILITIES,
+    OPTION_DEFAULTS,
+    PROBES,
+    ContractError,
+    capability_probe,
+    schema_errors,
+)
 from ._transport import InProcessTransport, SubprocessTransport, Transport
 
 BUILTIN_TARGETS = {"reference": "advisor_reference.adapter:adapter"}

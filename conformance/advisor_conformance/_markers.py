@@ -86,7 +86,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         for index, mark in enumerate(item.own_markers):
             rule_id = mark.kwargs.get("id", mark.args[0] if mark.args else None) if mark.name == "rule" else None
-            if rule_id in catalogue:
+            if isinstance(rule_id, str) and rule_id in catalogue:
                 item.own_markers[index] = pytest.mark.rule(
                     *mark.args, **{**mark.kwargs, "area": catalogue[rule_id].area,
                                    "level": catalogue[rule_id].level}).mark

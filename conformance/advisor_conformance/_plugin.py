@@ -20,17 +20,17 @@ import shlex
 import unittest
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from _advisor_conformance_pytestplugin import ENVIRONMENT_VARIABLE, named_target, target_of
 
-from . import _collect, _markers, _terminal, _xfails
+from . import _collect, _markers, _needs, _terminal, _xfails
 from ._cli.run import RUN_INI
 from ._implementation import Implementation, TargetError, load_target
 from ._paths import TESTS_DIR
-from . import _needs
 from ._protocol import AREA_OPERATIONS, CAPABILITIES
 from ._reporting import RuleTally, get_property, put_property
 from .catalogue import load_catalogue
@@ -59,7 +59,7 @@ def register_profiles() -> None:
     """Register the suite's hypothesis profiles (idempotent)."""
     # print_blob off: hypothesis would advise a @reproduce_failure decorator on a test that lives in site-packages;
     # a failure's report gives the command that reruns the test with its example instead (rerun_command).
-    common = {"deadline": None, "print_blob": False,
+    common: dict[str, Any] = {"deadline": None, "print_blob": False,
               "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
     settings.register_profile(CI_PROFILE, derandomize=True, database=None, max_examples=60, **common)
     settings.register_profile(EXPLORE_PROFILE, max_examples=1000, **common)
@@ -198,8 +198,8 @@ def _violations(error: BaseException) -> list[RuleViolation]:
     if isinstance(error, RuleViolation):
         return [error]
     if isinstance(error, BaseExceptionGroup):
-        leaves = [leaf for part in error.exceptions for leaf in (_violations(part) or [None])]
-        return leaves if leaves and all(leaf is not None for leaf in leaves) else []
+        parts = [_violations(part) for part in error.exceptions]
+        return [leaf for part in parts for leaf in part] if parts and all(parts) else []
     return []
 
 
@@ -420,7 +420,9 @@ def check_rules(config: pytest.Config, items: list[pytest.Item]) -> None:
     ``needs`` markers: :mod:`._needs`) the implementation does not declare is skipped, naming what is missing."""
     implementation = config.stash[IMPLEMENTATION]
     catalogue = load_catalogue()
-    unnamed, unknown, needs = [], [], []
+    unnamed: list[str] = []
+    unknown: list[str] = []
+    needs: list[str] = []
     for item in items:
         if not is_conformance_item(item):
             continue

@@ -43,7 +43,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -170,7 +170,7 @@ class RuleTally:
         self.target = target
         self.arguments = arguments or []
         self.strict = strict
-        self.started = datetime.now(timezone.utc)
+        self.started = datetime.now(UTC)
         self.clock = time.monotonic()
         self.tests: dict[str, dict[str, Any]] = {}
         self.collected_rules: dict[str, list[str]] = {}

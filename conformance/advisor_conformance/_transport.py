@@ -385,7 +385,7 @@ class _Run:
 def _pidfd(pid: int) -> int | None:
     """A descriptor that becomes readable when the process ``pid`` exits (Linux 5.3 and later), else None."""
     try:
-        return os.pidfd_open(pid)  # type: ignore[attr-defined]
+        return os.pidfd_open(pid)
     except (AttributeError, OSError):
         return None
 

@@ -118,7 +118,7 @@ def judge(item: pytest.Item, report: pytest.TestReport, failed_rules: list[str])
         covering = expectation.covering(failed_rules)
         if covering is not None:
             report.outcome = "skipped"
-            report.wasxfail = "; ".join(str(entry) for entry in covering)  # type: ignore[attr-defined]
+            report.wasxfail = "; ".join(str(entry) for entry in covering)
             put_property(report, "xfail_used", [entry.line for entry in covering])
     elif report.passed and expectation.nodes:
         report.outcome = "failed"

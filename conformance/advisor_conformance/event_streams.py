@@ -91,7 +91,10 @@ class Framing:
     names: bool = True  # event: lines where the provider writes them
 
 
-def frame(events: Sequence[Event], framing: Framing = Framing()) -> str:
+PROVIDER_FRAMING = Framing()  # what the providers send
+
+
+def frame(events: Sequence[Event], framing: Framing = PROVIDER_FRAMING) -> str:
     """The stream's text: each event as its fields and a blank line, under ``framing``."""
     end, colon = framing.line_end, ": " if framing.space else ":"
     out = ["\ufeff"] if framing.bom else []

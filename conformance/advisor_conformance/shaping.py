@@ -10,16 +10,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._excerpts import first_difference, parting, region
-from .checks import answer_of, check, refusal, violation
 from ._implementation import Implementation
+from .checks import answer_of, check, refusal, violation
 
 Messages = list[dict[str, str]]
 
 _TOOL_CALL = re.compile(r"^\[tool_call: (?P<name>.*?) (?P<args>\{.*\})\]$")
 
 
-def params(transcript: list[dict[str, Any]], question: str | None = None,
-           files: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def params(transcript: list[Any], question: str | None = None, files: list[Any] | None = None) -> dict[str, Any]:
     """The params of one ``shape`` call."""
     out: dict[str, Any] = {"transcript": transcript}
     if question is not None:
@@ -115,7 +114,7 @@ def locate_departure_at(actual: str, parts: list[str | Deduped],
             continue
         following = next((p for p in parts[index + 1:] if isinstance(p, str) and p), None)
         end = len(actual) if following is None else actual.find(following, position)
-        if end < 0:
+        if following is not None and end < 0:
             return index, (f"after character {position}, the text that should follow the deduped block of "
                            f"{part.path!r} is not found: {following[:80]!r}"), None
         problem = deduped_problem(actual[position:end], part, strings)
@@ -156,7 +155,7 @@ def check_segments(actual: str, segments: Iterable[tuple[str | Deduped, str | It
                 # changed places among themselves, which is that kind's rule
                 changed = {kinds[i] for i in range(len(blocks)) if placed[i][1] != blocks[i]}
                 same_kinds = [kind for _, _, kind in placed] == kinds and None not in changed
-                blamed = sorted(changed) if same_kinds else rule
+                blamed = sorted(kind for kind in changed if kind is not None) if same_kinds else rule
                 raise violation(blamed, f"{what}: every block is there, but in another order: the blocks stand at "
                                         f"characters {where} (in the expected order)", **context)
     index, problem = found
@@ -178,7 +177,7 @@ def _missing_run(actual: str, segments: list[tuple[str | Deduped, Any]], index: 
     prefix = [part for part, _ in segments[:index]]
     if found is None or found[2] != 0 or index >= len(segments) or not all(isinstance(p, str) for p in prefix):
         return None
-    position = sum(len(part) for part in prefix)  # type: ignore[arg-type]
+    position = sum(len(part) for part in prefix if isinstance(part, str))  # all are
     for end in range(index + 1, len(segments) + 1):
         if end == len(segments):
             return (index, end) if position == len(actual) else None
@@ -203,10 +202,10 @@ def blame(segments: list[tuple[str | Deduped, str | Iterable[str]]], index: int,
     if index > 0 and _starts_at_segment(segments, index, actual, strings):
         # the text that ran on is the previous segment's alone when the segment after it cannot hold it (a space
         # before a blank line is no longer blank line: the question ran on)
-        start = sum(len(part) for part, _ in segments[:index])  # type: ignore[arg-type]
+        start = sum(len(part) for part, _ in segments[:index] if isinstance(part, str))  # all are
         part = segments[index][0]
         ran_on = actual[start:actual.find(part, start + 1)] if isinstance(part, str) and part else ""
-        if ran_on and set(ran_on) - set(part):  # type: ignore[arg-type]
+        if ran_on and isinstance(part, str) and set(ran_on) - set(part):
             return rules_of(index - 1)
         named = [*rules_of(index - 1), *(rule for rule in named if rule not in rules_of(index - 1))]
     return named
@@ -220,7 +219,7 @@ def _starts_at_segment(segments: list[tuple[str | Deduped, Any]], index: int, ac
     prefix = [part for part, _ in segments[:index]]
     if any(isinstance(part, Deduped) for part in prefix):
         return False
-    start = sum(len(part) for part in prefix)
+    start = sum(len(part) for part in prefix if isinstance(part, str))  # all are
     part = segments[index][0]
     if not isinstance(part, str):
         return False
@@ -291,7 +290,8 @@ def left_out(transcript: Any, flat: Messages) -> list[int]:
         if not isinstance(message, Mapping):
             return []
         role = "user" if message.get("role") == "tool" else message.get("role")
-        text = message.get("content") if isinstance(message.get("content"), str) else ""
+        content = message.get("content")
+        text = content if isinstance(content, str) else ""
         here = flat[at] if at < len(flat) else None
         if here is not None and here.get("role") == role and text in str(here.get("content", "")):
             at += 1

@@ -345,8 +345,8 @@ def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | in
     elif isinstance(part, Deduped) and "dedupe.notice" in rules:
         rules = ("dedupe.notice",)  # the content is left out, as decided; the block itself is the notice's
     # (past the last part, the offset is inside the last part: text left over at the end)
-    at = sum(map(len, parts[:min(index, len(parts) - 1)])) + offset \
-        if offset is not None and texts and parts else None  # type: ignore[arg-type]
+    at = sum(len(part) for part in parts[:min(index, len(parts) - 1)] if isinstance(part, str)) + offset \
+        if offset is not None and texts and parts else None  # texts: every part is a text
     return [Difference(path, what, rules, expected=part if isinstance(part, str) else None, offset=offset,
                        actual=actual, actual_offset=at, whole="".join(parts) if texts else None)]  # type: ignore[arg-type]
 
@@ -634,7 +634,7 @@ def attribute(case: Case, found: list[Difference],
     fields = [(parse_pattern(pattern, "FIELD_RULES"), rules) for pattern, rules in FIELD_RULES.get(case.op, {}).items()]
     fields += message_rules(case)
     ids = _call_ids(case.input)
-    out = {}
+    out: dict[Difference, tuple[str, ...]] = {}
     for diff in found:
         if diff.rules == (ORIGIN_ENCODING,):
             out[diff] = diff.rules

@@ -83,7 +83,7 @@ def expected_advisor_positions(tail_blocks: int, system_blocks: int) -> list[int
     (the system block, when there is one, takes the first).
     """
     budget = MAX_MARKS - (1 if system_blocks else 0)
-    positions = []
+    positions: list[int] = []
     for distance in range(0, tail_blocks, SPACING):
         if len(positions) == budget:
             break
@@ -136,6 +136,7 @@ def sdk_problems(provider: str, body: Mapping[str, Any]) -> list[str] | None:
 
 @cache
 def _sdk_validator(provider: str) -> Any:
+    params: Any  # one SDK's request parameters: only the provider's SDK need be installed
     try:
         import jsonschema
         import pydantic

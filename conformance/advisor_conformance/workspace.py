@@ -56,7 +56,7 @@ def materialise(root: Path, spec: Mapping[str, Mapping[str, Any]]) -> list[socke
 
 
 @contextlib.contextmanager
-def workspace(spec: Mapping[str, Mapping[str, Any]] | None = None) -> Iterator[Path]:
+def workspace(spec: Mapping[str, Any] | None = None) -> Iterator[Path]:  # each value: a mapping (materialise)
     """A temporary directory holding ``work/`` (the working directory) and ``outside/`` next to it.
 
     Yields the working directory; ``path.parent / "outside"`` is a sibling for

@@ -22,11 +22,14 @@ Public surface (everything else is private and may change):
   does not fit the model and costing no use; :class:`AdvisorCallFailed`,
   raised when the provider fails after the use was counted.
 
-The parts a variant replaces are methods of these classes (every step of
+The parts a variant replaces are public methods of these classes (every step of
 :class:`RequestBuilder`, :class:`AdvisorHandler`, :class:`AdvisorRuntime`,
-:class:`PathPolicy`), the rule functions above, and the types they exchange
-(:class:`CappedContent`, :class:`UseGrant`, :func:`read_capped`, the
-defaults). Two more public modules: :mod:`advisor_reference.adapter` answers
+:class:`PathPolicy`; :meth:`UseCounter.take` with the counter's public ``used``
+and ``lock``; :meth:`BudgetStore.new_counter`; :meth:`CacheKeyStore.setdefault`;
+the steps of :class:`~advisor_reference.wire.HttpProvider`), the rule functions
+above, and the types they exchange (:class:`CappedContent`, :class:`UseGrant`,
+:func:`read_capped`, the defaults). A variant needs no underscore name: those
+are private and may change. Two more public modules: :mod:`advisor_reference.adapter` answers
 the conformance contract with all of this; :mod:`advisor_reference.wire` holds
 the provider encoders, the HTTP client and the breakpoint rules.
 """
@@ -37,8 +40,8 @@ __version__ = "0.1.0"
 
 from collections.abc import Sequence
 
-from ._elision import MAX_TOOL_ARG_STRING_BYTES, cap_arguments, elide_bytes, elide_text, elision_marker
 from ._budget import DEFAULT_CHILD_MAX_USES, DEFAULT_MAX_USES, BudgetStore, UseCounter, UseGrant
+from ._elision import MAX_TOOL_ARG_STRING_BYTES, cap_arguments, elide_bytes, elide_text, elision_marker
 from ._errors import AdvisorInputError
 from ._files import MAX_FILE_BYTES, MAX_FILES, MAX_FILES_TOTAL_BYTES, CappedContent, LoadedFile, file_hash
 from ._gojson import go_json

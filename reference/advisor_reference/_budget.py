@@ -20,27 +20,26 @@ class UseGrant:
 
 
 class UseCounter:
-    """A cap on advisor uses, shared by every handler built for the same agent; atomic under threads."""
+    """A cap on advisor uses, shared by every handler built for the same agent; atomic under threads.
+
+    Its state is public for a variant's :meth:`take`: ``used`` (the uses counted) changes only while ``lock``
+    is held.
+    """
 
     def __init__(self, limit: int) -> None:
         if limit < 0:
             raise ValueError("the use cap cannot be negative")
         self.limit = limit
-        self._used = 0
-        self._lock = threading.Lock()
-
-    @property
-    def used(self) -> int:
-        with self._lock:
-            return self._used
+        self.used = 0
+        self.lock = threading.Lock()
 
     def take(self) -> UseGrant:
         """Count one use if the cap allows it; past the cap nothing changes."""
-        with self._lock:  # check and count under one lock (rule: budget.atomic)
-            if self._used >= self.limit:  # a cap of 0 grants nothing: 0/0 (rule: budget.zero-cap)
-                return UseGrant(False, self._used, self.limit)
-            self._used += 1
-            return UseGrant(True, self._used, self.limit)
+        with self.lock:  # check and count under one lock (rule: budget.atomic)
+            if self.used >= self.limit:  # a cap of 0 grants nothing: 0/0 (rule: budget.zero-cap)
+                return UseGrant(False, self.used, self.limit)
+            self.used += 1
+            return UseGrant(True, self.used, self.limit)
 
 
 class BudgetStore:
@@ -55,5 +54,9 @@ class BudgetStore:
         with self._lock:
             counter = self._counters.get(agent_id)
             if counter is None:
-                counter = self._counters[agent_id] = UseCounter(self.limit)
+                counter = self._counters[agent_id] = self.new_counter()
             return counter
+
+    def new_counter(self) -> UseCounter:
+        """The counter of an agent id seen for the first time (a variant's counter type goes here)."""
+        return UseCounter(self.limit)

@@ -31,7 +31,7 @@ PATH = "/responses"  # rule: wire.endpoints
 def encode(request: ProviderRequest, stream: bool) -> HttpRequest:
     # System messages become the instructions, every other message with text one item (rule: wire.codex-instructions).
     instructions = [trim_space(m.content) for m in request.messages if m.role == "system" and trim_space(m.content)]
-    items = []
+    items: list[dict[str, Any]] = []
     for message in request.messages:
         if message.role == "system" or message.content == "":
             continue
@@ -97,7 +97,8 @@ def stream_event(state: StreamState, event: str, data: str) -> None:
     if kind == "response.output_text.delta":
         state.add_text(str(payload.get("delta", "")))
     elif kind in ("response.completed", "response.incomplete"):  # rule: streaming.final-event-required
-        response = payload.get("response") if isinstance(payload.get("response"), Mapping) else {}
+        raw_response = payload.get("response")
+        response = raw_response if isinstance(raw_response, Mapping) else {}
         state.finish_reason = _finish(response)
         state.usage = usage_of(response.get("usage"), *_USAGE_KEYS)
         state.done = True

@@ -15,9 +15,9 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 from json.encoder import encode_basestring
+from typing import Any
 
 from ._elision import CutText
-from typing import Any
 
 # <, >, &, U+2028 and U+2029 as Go escapes them (rule: flatten.args-json-origin-encoding).
 _HTML_SAFE = str.maketrans(

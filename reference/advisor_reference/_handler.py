@@ -89,6 +89,7 @@ class AdvisorHandler:
         grant = self.counter.take()  # only after validation (rule: handler.validation-no-use)
         if not grant.granted:  # rule: budget.no-provider-call
             return self.spent(grant)
+        assert snapshot is not None  # validate refused a missing snapshot
         messages = self.runtime.builder.build(snapshot, tool_input.question, files)
         return self.note(self.ask(self.request(messages)))  # rule: handler.one-request
 

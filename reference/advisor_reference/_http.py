@@ -47,7 +47,7 @@ import re
 import time
 import zlib
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 import httpcore
@@ -57,6 +57,8 @@ from . import _anthropic, _codex, _openai
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest
 from ._redact import display_url, redact, url_secrets
 from ._wire import MAX_JSON_VALUES, HttpRequest, StreamState, WireFormat, too_many_json_values
+
+_T = TypeVar("_T")  # what a call sent by HttpProvider.send answers
 
 WIRES: dict[str, WireFormat] = {wire.kind: wire for wire in (_anthropic.WIRE, _openai.WIRE, _codex.WIRE)}
 EXCERPT = 300
@@ -189,7 +191,7 @@ def bound_by_deadlines(client: httpx.Client) -> bool:
     """
     wrapped = False
     for transport in (client._transport, *client._mounts.values()):  # private attributes: see above
-        pool = getattr(transport, "_pool", None)
+        pool: Any = getattr(transport, "_pool", None)
         backend = getattr(pool, "_network_backend", None)
         if isinstance(backend, httpcore.NetworkBackend) and not isinstance(backend, _DeadlineBackend):
             pool._network_backend = _DeadlineBackend(backend)
@@ -326,7 +328,8 @@ def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[tu
     media_type = content_type.partition(";")[0].strip()
     bounded = httpx.Response(response.status_code, headers={"content-type": media_type}, content=pieces(),
                              default_encoding="utf-8")
-    name, data, last_id, retry = "", [], "", None  # the event being read
+    data: list[str] = []
+    name, last_id, retry = "", "", None  # the event being read (and data above)
     head: list[str] = []  # the start of a line whose end has not come yet
     cr = False  # the text so far ends with CR: if the next begins with LF, the two end one line
     for text in itertools.chain(bounded.iter_text(), [None]):
@@ -384,7 +387,12 @@ def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[tu
 
 
 class HttpProvider:
-    """A provider reached over HTTP: Anthropic Messages, OpenAI chat completions or Codex Responses."""
+    """A provider reached over HTTP: Anthropic Messages, OpenAI chat completions or Codex Responses.
+
+    Its steps are public methods, the places a variant overrides: :meth:`complete`, :meth:`complete_plain`,
+    :meth:`complete_stream`, :meth:`open_response`, :meth:`read_error_body`, :meth:`raise_for_status` and
+    :meth:`send`. The rest (headers, reading the body, redaction) is private.
+    """
 
     def __init__(self, kind: str, base_url: str, *, api_key: str = "", timeout: float = 60.0,
                  client: httpx.Client | None = None) -> None:
@@ -428,32 +436,35 @@ class HttpProvider:
         """
         deadline = time.monotonic() + self.timeout
         if request.stream or request.reasoning is not None:  # rule: streaming.reasoning-streams
-            return self._stream(request, deadline)
+            return self.complete_stream(request, deadline)
         try:
-            return self._plain(request, deadline)  # rule: streaming.non-streaming-default
+            return self.complete_plain(request, deadline)  # rule: streaming.non-streaming-default
         except StreamRequired:  # only this error (rules: streaming.stream-required-retry, streaming.no-other-retry)
-            return self._stream(request, deadline)  # with what is left of the deadline
+            return self.complete_stream(request, deadline)  # with what is left of the deadline
 
     # -- the two kinds of call ---------------------------------------------------------
 
-    def _open(self, encoded: HttpRequest, deadline: float) -> Any:
+    def open_response(self, encoded: HttpRequest, deadline: float) -> Any:
+        """The streamed HTTP response to ``encoded`` (a context manager), given what is left of the deadline."""
         left = deadline - time.monotonic()
         if left <= 0:
             raise DeadlinePassed(f"the deadline of the {self.wire.kind} call passed before the request was sent")
         return self.client.stream("POST", self.base_url + encoded.path, json=encoded.body,
                                   headers=self._headers(encoded), timeout=httpx.Timeout(left))
 
-    def _error_body(self, response: httpx.Response, deadline: float) -> str:
+    def read_error_body(self, response: httpx.Response, deadline: float) -> str:
+        """The text of an error response's body, read up to its cap within the deadline."""
         return _text(response, _read(response, deadline, self.wire.kind, MAX_ERROR_BODY_BYTES, cut=True))
 
-    def _plain(self, request: ProviderRequest, deadline: float | None = None) -> ProviderAnswer:
+    def complete_plain(self, request: ProviderRequest, deadline: float | None = None) -> ProviderAnswer:
+        """One unstreamed call: the encoded request, its JSON answer decoded."""
         deadline = time.monotonic() + self.timeout if deadline is None else deadline
         encoded = self.wire.encode(request, False)
 
         def call() -> ProviderAnswer:
-            with self._open(encoded, deadline) as response:
+            with self.open_response(encoded, deadline) as response:
                 if response.status_code >= 400:
-                    self._raise_for_status(response.status_code, self._error_body(response, deadline), stream=False)
+                    self.raise_for_status(response.status_code, self.read_error_body(response, deadline), stream=False)
                 body = _read(response, deadline, self.wire.kind, MAX_BODY_BYTES, cut=False)
             if too_many_json_values(body):
                 raise ProviderError(f"{self.wire.kind} answered with a body of more than {MAX_JSON_VALUES} JSON values")
@@ -466,29 +477,31 @@ class HttpProvider:
                 ) from None
             return self.wire.decode(payload)
 
-        return self._send(call, deadline)
+        return self.send(call, deadline)
 
-    def _stream(self, request: ProviderRequest, deadline: float | None = None) -> ProviderAnswer:
+    def complete_stream(self, request: ProviderRequest, deadline: float | None = None) -> ProviderAnswer:
+        """One streamed call: the encoded request, its server-sent events fed to the wire's stream reader."""
         deadline = time.monotonic() + self.timeout if deadline is None else deadline
         encoded = self.wire.encode(request, True)
         state = StreamState()
         feed = self.wire.stream_event
 
         def call() -> ProviderAnswer:
-            with self._open(encoded, deadline) as response:
+            with self.open_response(encoded, deadline) as response:
                 if response.status_code >= 400:
-                    self._raise_for_status(response.status_code, self._error_body(response, deadline), stream=True)
+                    self.raise_for_status(response.status_code, self.read_error_body(response, deadline), stream=True)
                 for name, data in _events(response, deadline, self.wire.kind):
                     feed(state, name, data)  # "message" when the event has no name
                     if state.done:
                         break
             return state.answer(self.wire.kind)
 
-        return self._send(call, deadline)
+        return self.send(call, deadline)
 
     # -- errors ---------------------------------------------------------------------------
 
-    def _raise_for_status(self, status: int, body: str, *, stream: bool) -> None:
+    def raise_for_status(self, status: int, body: str, *, stream: bool) -> None:
+        """Nothing below HTTP 400; else :class:`StreamRequired` (a plain call's retry) or :class:`ProviderError`."""
         if status < 400:
             return
         # The status and an excerpt of the body (rule: streaming.failure-report), credentials removed first
@@ -513,7 +526,9 @@ class HttpProvider:
         except TypeError:  # a subclass with another signature
             return ProviderError(clean, status=error.status)
 
-    def _send(self, call: Callable[[], Any], deadline: float | None = None) -> Any:
+    def send(self, call: Callable[[], _T], deadline: float | None = None) -> _T:
+        """``call()`` under the deadline; a timeout, a refused connection or a broken stream becomes a
+        :class:`ProviderError` that says what happened, with no credential in its message."""
         where = display_url(self.base_url)
         kind = self.wire.kind
         token = _DEADLINE.set(deadline)

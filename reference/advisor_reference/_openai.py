@@ -50,7 +50,8 @@ def decode(payload: Any) -> ProviderAnswer:
     choice = _first_choice(payload)
     if choice is None:
         raise ProviderError("the chat completion has no choices")
-    message = choice.get("message") if isinstance(choice.get("message"), Mapping) else {}
+    raw_message = choice.get("message")
+    message = raw_message if isinstance(raw_message, Mapping) else {}
     text = message.get("content") or ""
     reason = choice.get("finish_reason") or "stop"
     return ProviderAnswer(str(text), str(reason), usage_of(payload.get("usage"), *_USAGE_KEYS).to_json())

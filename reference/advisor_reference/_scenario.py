@@ -41,7 +41,7 @@ import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from ._errors import AdvisorInputError, reject_unknown_keys
 from ._handler import AdvisorCallFailed, AdvisorHandler, AdvisorRuntime, RuntimeConfig
@@ -75,7 +75,8 @@ def _get(raw: Mapping[str, Any], key: str, kind: type | tuple[type, ...], defaul
     if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
         names = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
         raise AdvisorInputError(f"must be {names}", at=f"{at}.{key}")
-    if (low is not None and value < low) or (high is not None and value > high):
+    number = cast(int, value)  # low and high come only with kind int
+    if (low is not None and number < low) or (high is not None and number > high):
         raise AdvisorInputError(f"must be from {low} to {high}", at=f"{at}.{key}")
     return value
 
@@ -244,10 +245,10 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
     count = 0
     for i, raw in enumerate(steps):
         at = f"steps[{i}]"
-        step = _object(raw, at)
-        if len(step) != 1 or next(iter(step)) not in ("call", "concurrent", "tools"):
+        entry = _object(raw, at)
+        if len(entry) != 1 or next(iter(entry)) not in ("call", "concurrent", "tools"):
             raise AdvisorInputError("a step is one of {call}, {concurrent}, {tools}", at=at)
-        kind, body = next(iter(step.items()))
+        kind, body = next(iter(entry.items()))
         if kind == "call":
             plan.append(("call", _call(body, count, f"{at}.call", open_roles)))
             count += 1

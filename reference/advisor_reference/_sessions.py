@@ -39,6 +39,11 @@ class CacheKeyStore:
         with self._lock:
             return self._keys.get(slot, "")
 
+    def setdefault(self, slot: str, key: str) -> str:
+        """The slot's key, storing ``key`` first when the slot has none (atomic: a store that mints on first use)."""
+        with self._lock:
+            return self._keys.setdefault(slot, key)
+
 
 def cache_key_for_handler(store: CacheKeyStore | None) -> str:
     """The store's key for the advisor slot, or a key of the handler's own when there is none."""

@@ -122,7 +122,7 @@ class StreamState:
 
 
 _DECODER = json.JSONDecoder()
-_SCAN = _DECODER.scan_once
+_SCAN = _DECODER.scan_once  # type: ignore[attr-defined]  # set in JSONDecoder.__init__; typeshed omits it
 
 
 def stream_payload(data: str, what: str) -> dict[str, Any] | None:

@@ -134,12 +134,12 @@ class PathPolicy:
     blocked: tuple[str, ...] = ()
     confine: bool = False
     _resolved_blocked: tuple[str, ...] = field(init=False, repr=False, compare=False)
-    _resolved_work_dir: str = field(init=False, repr=False, compare=False)
+    resolved_work_dir: str = field(init=False, repr=False, compare=False)  # work_dir, its links resolved
 
     def __post_init__(self) -> None:
         if not os.path.isabs(self.work_dir):
             raise ValueError("the working directory must be an absolute path")
-        object.__setattr__(self, "_resolved_work_dir", os.path.realpath(self.work_dir))
+        object.__setattr__(self, "resolved_work_dir", os.path.realpath(self.work_dir))
         resolved = tuple(os.path.realpath(os.path.join(self.work_dir, blocked)) for blocked in self.blocked)
         object.__setattr__(self, "_resolved_blocked", resolved)
 
@@ -174,7 +174,7 @@ class PathPolicy:
 
     def is_outside(self, raw: str, real: str) -> bool:
         """Whether the path's real target lies outside the working directory."""
-        return not _inside(real, self._resolved_work_dir)
+        return not _inside(real, self.resolved_work_dir)
 
     def refuse_kind(self, mode: int, raw: str, at: str) -> None:
         """Anything but a regular file is refused before a byte is read (rule: workspace.special-files)."""

@@ -19,8 +19,8 @@ from ._errors import AdvisorInputError, reject_unknown_keys
 from ._files import LoadedFile
 from ._handler import AdvisorRuntime
 from ._http import HttpProvider, encode
-from ._provider import ProviderRequest, provider_request_from_json
 from ._prompt import RequestBuilder
+from ._provider import ProviderRequest, provider_request_from_json
 from ._scenario import run_scenario
 from ._strings import REFERENCE_STRINGS
 from ._text import to_valid_unicode

@@ -4,8 +4,11 @@ suite's broken implementations do); the modules behind them stay private.
 
 * :data:`WIRES` (provider kind → :class:`WireFormat`: ``encode``, ``decode``, ``stream_event``),
   :data:`PROVIDER_KINDS`, :func:`encode`, :class:`HttpRequest`, :class:`StreamState`;
-* :class:`HttpProvider` (its steps are methods: ``complete``, ``_plain``, ``_stream``,
-  ``_raise_for_status``), :class:`StreamRequired`, :func:`is_stream_required`;
+* :class:`HttpProvider`, whose steps are its public methods, each a place a variant overrides: ``complete``
+  (which kind of call, and the stream-required retry), ``complete_plain`` and ``complete_stream`` (one call of
+  each kind), ``open_response``, ``read_error_body``, ``raise_for_status`` (an HTTP error to a
+  :class:`~advisor_reference.ProviderError`) and ``send`` (a call under the deadline, its failures reported);
+  :class:`StreamRequired`, :func:`is_stream_required`;
 * Anthropic: :func:`advisor_cache_control`, :func:`default_cache_control`,
   :func:`assign_advisor_breakpoints`, :func:`assign_default_breakpoints`, :data:`BREAKPOINT_SPACING`,
   :data:`MAX_BREAKPOINTS`, :data:`THINKING_BUDGETS`.

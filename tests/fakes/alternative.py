@@ -40,8 +40,14 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from advisor_reference import (REFERENCE_STRINGS, AdvisorHandler, AdvisorRuntime, RenderedMessage, RequestBuilder,
-                                trim_space)
+from advisor_reference import (
+    REFERENCE_STRINGS,
+    AdvisorHandler,
+    AdvisorRuntime,
+    RenderedMessage,
+    RequestBuilder,
+    trim_space,
+)
 from advisor_reference.adapter import ReferenceAdapter
 from advisor_reference.wire import WIRES, HttpProvider, HttpRequest
 
@@ -94,10 +100,8 @@ class _Runtime(AdvisorRuntime):
     def new_handler(self, agent_id=None):
         handler = super().new_handler(agent_id)
         store = self.cache_keys
-        if store is not None and "advisor" not in store._keys:  # a store that mints the slot's key on first use
-            with store._lock:
-                store._keys.setdefault("advisor", uuid.uuid4().hex)
-        stored = store.key("advisor") if store is not None else ""
+        # a store that mints the slot's key on first use
+        stored = store.setdefault("advisor", uuid.uuid4().hex) if store is not None else ""
         handler.cache_key = stored or uuid.uuid4().hex
         return handler
 

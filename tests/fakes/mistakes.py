@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 
 from advisor_reference import AdvisorRuntime, RequestBuilder, UseCounter, UseGrant, trim_space
-from advisor_reference._files import file_block_parts
 from advisor_reference.adapter import ReferenceAdapter
 
 from .broken import BrokenImplementation
@@ -32,11 +31,11 @@ def mistake(rule: str, also: tuple[str, ...] = ()):
 
 class _OneUseTooMany(UseCounter):
     def take(self):
-        with self._lock:
-            if self._used > self.limit:  # off by one: the cap lets one more call through
-                return UseGrant(False, self._used, self.limit)
-            self._used += 1
-            return UseGrant(True, self._used, self.limit)
+        with self.lock:
+            if self.used > self.limit:  # off by one: the cap lets one more call through
+                return UseGrant(False, self.used, self.limit)
+            self.used += 1
+            return UseGrant(True, self.used, self.limit)
 
 
 @mistake("budget.no-provider-call", also=("budget.exhausted-result", "budget.default-cap", "budget.zero-cap",
@@ -67,7 +66,7 @@ class WrongClosingFence(ReferenceAdapter):
 
     class builder_class(RequestBuilder):
         def file_block(self, path, content):
-            head, text, marker, _ = file_block_parts(path, content, self.decode_content)
+            head, text, marker, _ = super().file_block(path, content)
             return head, text, marker, "```\n\n"
 
 

@@ -40,6 +40,8 @@ BOUNDS = {
     "openai": ">=3.0,<4",
     "pydantic": ">=2.7,<3",
     "playwright": ">=1.60,<2",
+    "ruff": ">=0.17,<0.18",
+    "mypy": ">=2.4,<2.5",
 }
 #: The libraries whose version changes which examples are drawn or how an answer is judged.
 JUDGING = ("hypothesis", "pytest", "jsonschema", "syrupy", "anthropic", "openai")

@@ -19,8 +19,8 @@ import pytest
 
 from advisor_conformance.catalogue import load_catalogue
 
-from ..support.runner import ROOT, SUITE, run_pytest
 from ..fakes.broken import load_entries, load_registry
+from ..support.runner import ROOT, SUITE, run_pytest
 
 REGISTRY = load_registry()
 ENTRIES = load_entries()  # the first broken implementation of every rule, and the variants

@@ -13,7 +13,6 @@ from advisor_conformance._protocol import AREA_OPERATIONS
 from ..fakes.mistakes import MISTAKES
 from ..support.first_failure import entries, judge, run_matrix, summarise, unnamed_failures
 
-
 #: The areas tested through `shape` alone: their broken implementations fail first within the first third of the
 #: suite. Those of the later areas run most of the suite before their first failure (10 to 30 minutes on 2 cores for
 #: all of them), so CI holds the shaping areas and every mistake; `python3 -m tests.support.first_failure` all.

@@ -39,7 +39,8 @@ def go_toolchain() -> str:
 @pytest.mark.slow
 def test_go_skeleton_builds_and_runs_under_the_suite(tmp_path, progress):
     """`init --harness --language go` writes a program that `go build` compiles offline, that refuses another protocol
-    and an unknown operation and exits after stop, and that the suite runs at once: it declares the areas of `shape`, its tests pass or fail naming catalogue rules (or, for snapshots, how to record
+    and an unknown operation and exits after stop, and that the suite runs at once: it declares the areas of `shape`,
+    its tests pass or fail naming catalogue rules (or, for snapshots, how to record
     them), the other areas are skipped, and nothing errors."""
     go = go_toolchain()
     init = subprocess.run([sys.executable, "-m", "advisor_conformance", "init", "--harness", "--language", "go",

@@ -28,7 +28,8 @@ def installed(tmp_path_factory):
 
 
 def test_wheel_carries_fixtures_and_snapshots(installed):
-    """The wheel holds the packages, the rule catalogue, the schema, the fixtures and the reference's snapshots."""
+    """The wheel holds the packages (marked typed), the rule catalogue, the schema, the fixtures and the reference's
+    snapshots."""
     _, wheel = installed
     names = set(zipfile.ZipFile(wheel).namelist())
     for expected in ("advisor_reference/adapter.py", "advisor_conformance/rules.toml",
@@ -41,6 +42,8 @@ def test_wheel_carries_fixtures_and_snapshots(installed):
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), "the wheel carries no LICENSE"
     top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
     assert top_level == {"advisor_conformance", "advisor_reference", "_advisor_conformance_pytestplugin.py"}
+    typed = {"advisor_reference/py.typed", "advisor_conformance/py.typed"}  # PEP 561: type checkers read their types
+    assert typed <= names, f"{sorted(typed - names)} missing from {wheel.name}"
 
 
 def test_sdist_carries_the_documents(tmp_path):

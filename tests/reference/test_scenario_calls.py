@@ -14,7 +14,6 @@ from advisor_reference._strings import REFERENCE_STRINGS
 
 from ._helpers import HEX32, SNAPSHOT, answer, call, scenario, spent_note
 
-
 # --- the answer -----------------------------------------------------------------------------------------------------
 
 def test_empty_scenario_answers_empty_lists():

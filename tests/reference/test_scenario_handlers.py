@@ -15,7 +15,6 @@ from advisor_reference._strings import REFERENCE_STRINGS
 
 from ._helpers import HEX32, SNAPSHOT, FakeHttp, answer, call, scenario, spent_note
 
-
 # --- handlers, cache keys and budgets -------------------------------------------------------------------------------
 
 def _keys(steps, runtime=None):

@@ -13,7 +13,6 @@ from advisor_conformance._cachesim.optimum import TimedPrompt, openai_optimum
 
 from ..support.anthropic_bodies import H1, M5, blocks, body, send
 
-
 # -- Anthropic ---------------------------------------------------------------------------------------------------
 
 

@@ -20,7 +20,6 @@ from advisor_conformance._implementation import load_target
 from ..support.anthropic_bodies import blocks, body
 from ..support.cache_sessions import exhaustive_minimum, growing, random_session
 
-
 # -- the optimum -------------------------------------------------------------------------------------------------
 
 ANTHROPIC = {"read-entry": AnthropicRules(min_tokens=30), "prefix": AnthropicRules(min_tokens=30, refresh="prefix")}

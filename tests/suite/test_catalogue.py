@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-from advisor_conformance.catalogue import CatalogueError, load_catalogue, parse_catalogue
-from advisor_conformance._trace import collect_rule_tests
 from advisor_conformance._protocol import schema_errors
+from advisor_conformance._trace import collect_rule_tests
+from advisor_conformance.catalogue import CatalogueError, load_catalogue, parse_catalogue
 from advisor_conformance.vectors import load_all
 
 from ..support.runner import ROOT

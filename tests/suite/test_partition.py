@@ -6,8 +6,15 @@ import pytest
 
 from advisor_conformance._trace import collect_rule_tests
 from advisor_conformance.catalogue import load_catalogue
-from advisor_conformance.partition import (InputClass, Mistake, PartitionError, load_mistakes, load_partitions,
-                                          mistake_problems, problems)
+from advisor_conformance.partition import (
+    InputClass,
+    Mistake,
+    PartitionError,
+    load_mistakes,
+    load_partitions,
+    mistake_problems,
+    problems,
+)
 
 
 @pytest.fixture(scope="module")

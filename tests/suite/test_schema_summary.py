@@ -5,6 +5,7 @@ instance; and the bounded validator calls exactly the values valid that jsonsche
 from __future__ import annotations
 
 import json
+
 import jsonschema
 import pytest
 from hypothesis import example, given

@@ -22,8 +22,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from advisor_conformance import ContractError
-from advisor_conformance import _transport
+from advisor_conformance import ContractError, _transport
 from advisor_conformance._harness import serve
 from advisor_conformance._protocol import message_errors
 from advisor_conformance._transport import SubprocessTransport

@@ -355,12 +355,13 @@ def test_a_deduped_slot_is_blamed_on_its_own_rules(block, kind):
                                                   "line_truncation_marker")}, "deduped_file_notice": "(see above)"}
     checked = 0
     for case in load_all():
-        for path, segment in _compared(case.expect):
+        for _path, segment in _compared(case.expect):
             if segment is None or "{{deduped:" not in str(segment[1]):
                 continue
             params, expected = fill(case.input, strings), fill(case.expect, strings)
             contents = {file["path"]: file.get("content", "") for file in params.get("files", [])}
-            actual = _rendered(expected, lambda slot: block.format(path=slot, content=contents.get(slot, "")))
+            actual = _rendered(expected,
+                               lambda slot, contents=contents: block.format(path=slot, content=contents.get(slot, "")))
             found = differences(expected, actual, exact_args=False, strings=strings, contents=contents)
             blamed = {rule for rules in attribute(case, found, strings).values() for rule in rules}
             slot = set(segment[2])

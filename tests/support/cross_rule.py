@@ -60,7 +60,8 @@ def run_matrix(out: Path, tests: list[str] | None = None) -> None:
         matrix = Path(tmp) / "matrix.json"
         matrix.write_text(json.dumps([{"id": e.rule, "target": e.target, "rules": None} for e in entries]))
         run_pytest(*(tests or [SUITE]), "--impl=reference", "-p", "tests.support.matrix", f"--matrix={matrix}",
-                   f"--matrix-report={out}", "-q", "-n", "0" if tests else "2", "--hypothesis-profile=advisor-conformance-explicit",
+                   f"--matrix-report={out}", "-q", "-n", "0" if tests else "2",
+                   "--hypothesis-profile=advisor-conformance-explicit",
                    f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}", timeout=3600,
                    progress=lambda line: print(line, file=sys.stderr), label="broken implementations")
 

@@ -312,7 +312,7 @@ class AnthropicCache:
             if rules.refresh == "prefix":
                 for p in range(read):
                     shorter = entries.get(hashes[p])
-                    if self._live(shorter, at):
+                    if shorter is not None and self._live(shorter, at):
                         shorter.expiry = at + rules.ttl_seconds[shorter.ttl]
             if entry.position > self._used.get(entry.writer, -1):
                 self._used[entry.writer] = entry.position

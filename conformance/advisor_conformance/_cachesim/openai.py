@@ -198,8 +198,10 @@ def breakpoint_prompt(body: Mapping[str, Any], estimator: Estimator = ESTIMATOR)
     TTL is its own ``ttl``, else the request's ``prompt_cache_options.ttl``, else 30m."""
     model = str(body.get("model", ""))
     key = body.get("prompt_cache_key")
-    options = body.get("prompt_cache_options") if isinstance(body.get("prompt_cache_options"), Mapping) else {}
-    request_ttl = options.get("ttl") if options.get("ttl") in ("30m", "12h") else "30m"
+    raw_options = body.get("prompt_cache_options")
+    options: Mapping[str, Any] = raw_options if isinstance(raw_options, Mapping) else {}
+    asked = options.get("ttl")
+    request_ttl: str = asked if asked in ("30m", "12h") else "30m"
     pieces: list[tuple[str, bool, Any]] = []  # (role, starts a message, part)
     for tool in body.get("tools") or []:
         pieces.append(("tool-definition", True, tool))
@@ -222,7 +224,8 @@ def breakpoint_prompt(body: Mapping[str, Any], estimator: Estimator = ESTIMATOR)
             else:
                 pieces.append(("item", True, item))
     digest = hashlib.blake2b(model.encode("utf-8"), digest_size=16)
-    hashes, cum, markable, explicit = [], [], [], []
+    hashes, cum, markable = [], [], []
+    explicit: list[tuple[int, str]] = []  # (position, TTL) of each explicit breakpoint
     last_eligible, total = -1, 0
     for position, (role, starts, part) in enumerate(pieces):
         if isinstance(part, str):
@@ -245,7 +248,9 @@ def breakpoint_prompt(body: Mapping[str, Any], estimator: Estimator = ESTIMATOR)
             last_eligible = position
         mark = part.get("prompt_cache_breakpoint") if isinstance(part, Mapping) else None
         if eligible and isinstance(mark, Mapping):
-            explicit.append((position, mark.get("ttl") if mark.get("ttl") in ("30m", "12h") else request_ttl))
+            marked = mark.get("ttl")
+            ttl: str = marked if marked in ("30m", "12h") else request_ttl
+            explicit.append((position, ttl))
     if options.get("mode") == "explicit":
         marks = explicit[-4:]
     else:
@@ -253,7 +258,7 @@ def breakpoint_prompt(body: Mapping[str, Any], estimator: Estimator = ESTIMATOR)
         if last_eligible >= 0 and all(p != last_eligible for p, _ in marks):
             marks.append((last_eligible, request_ttl))
     final = 0
-    for role, starts, _ in reversed(pieces):
+    for _role, starts, _ in reversed(pieces):
         final += 1
         if starts:
             break

@@ -236,8 +236,8 @@ def breakpoint_optimum(requests: Sequence[TimedPrompt], rules: BreakpointRules |
     plan: dict[int, tuple[Any, Any]] = {}  # request -> (read, write) of the programme
     irregular = []
     for chain, members in chains.items():
-        reach = [max((c(k, l) for l in members[pos + 1:]), default=0) for pos, k in enumerate(members)]
-        regular = all(c(k, l) == reach[pos] for pos, k in enumerate(members) for l in members[pos + 1:]) and \
+        reach = [max((c(k, later) for later in members[pos + 1:]), default=0) for pos, k in enumerate(members)]
+        regular = all(c(k, later) == reach[pos] for pos, k in enumerate(members) for later in members[pos + 1:]) and \
             all(reach[p] <= reach[p + 1] for p in range(len(members) - 2))
         for pos, k in enumerate(members):
             node = nodes[k]
@@ -310,11 +310,12 @@ def _write_positions(chain: Sequence[_Node]) -> None:
     next, can push a write under ``write_pos``: ``rank(write_pos_k) - min_j (rank(write_pos_j) - (j - k))``."""
     ranks = [node.eligible.index(node.write_pos) if node.write_pos >= 0 else None for node in chain]
     for k, node in enumerate(chain):
-        if ranks[k] is None:
+        rank = ranks[k]
+        if rank is None:
             continue
-        lowest = min(ranks[j] - (j - k) for j in range(k, len(chain)) if ranks[j] is not None)
-        depth = max(0, ranks[k] - lowest)
-        node.positions = node.eligible[max(0, ranks[k] - depth): ranks[k] + 1]
+        lowest = min(other - (j - k) for j, other in enumerate(ranks[k:], start=k) if other is not None)
+        depth = max(0, rank - lowest)
+        node.positions = node.eligible[max(0, rank - depth): rank + 1]
 
 
 def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[float, dict[int, tuple[Any, Any]]]:
@@ -330,8 +331,8 @@ def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[fl
     # when reads renew nothing, for a later request may read it and write a fresh entry between the two.
     later: list[list[int]] = []
     for k in range(len(chain)):
-        after = sorted({p for node in chain[k + 1:] for p in (node.eligible if renewing else node.positions)})
-        later.append(after)
+        positions = sorted({p for node in chain[k + 1:] for p in (node.eligible if renewing else node.positions)})
+        later.append(positions)
 
     def covers(f: Entry, e: Entry, k: int) -> bool:
         """Whether entry ``f`` does all ``e`` could do after request ``k`` (the module's docstring, 3): ``e`` itself; a
@@ -356,7 +357,8 @@ def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[fl
         cum = node.prompt.cum
         nxt: dict[tuple[Entry, ...], tuple[float, Any]] = {}
 
-        def relax(entries: list[Entry], cost: float, path: Any) -> None:
+        def relax(entries: list[Entry], cost: float, path: Any, step: int = step,
+                  nxt: dict[tuple[Entry, ...], tuple[float, Any]] = nxt) -> None:  # this step's, bound when defined
             key = prune(entries, step)
             if key not in nxt or cost < nxt[key][0] - 1e-9:
                 nxt[key] = (cost, path)

@@ -186,7 +186,7 @@ class Measurement:
     spec_cost: float = 0.0
     #: Requests whose prefix (all but the final message) is not kept whole at the head of the next request of
     #: their conversation: {"call", "next_call", "kept", "prefix"} in blocks (Anthropic) or messages (OpenAI).
-    unstable: list[dict[str, int]] = field(default_factory=list)
+    unstable: list[dict[str, Any]] = field(default_factory=list)  # in an aggregate, each also names its session
     usages: list[Usage] = field(default_factory=list, repr=False)
 
     @property
@@ -263,7 +263,8 @@ def placed(timed: Sequence[TimedPrompt], placement: str) -> list[Marks | None]:
     place = PLACEMENTS[placement].place
     if place is None:
         return [None] * len(timed)
-    out, before = [], {}
+    out: list[Marks | None] = []
+    before: dict[Any, Any] = {}  # each chain's previous prompt
     for t in timed:
         out.append(place(t.prompt, before.get(t.chain)))
         before[t.chain] = t.prompt
@@ -285,8 +286,8 @@ def measure_prompts(timed: Sequence[TimedPrompt], provider: str, settings: Setti
         spec_cost = sum(spec.request(t.prompt, t.at, t.prompt.spec_marks() if anthropic else None).cost
                         for t in timed)
     else:
-        cache = OpenAICache(rules)
-        usages = [cache.request(t.prompt, t.at) for t in timed]
+        openai_cache = OpenAICache(rules)
+        usages = [openai_cache.request(t.prompt, t.at) for t in timed]
         optimum = openai_optimum(timed, rules)
         spec_cost = optimum.cost
     return Measurement(

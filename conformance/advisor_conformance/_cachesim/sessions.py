@@ -29,6 +29,7 @@ Large strings are written as macros, expanded anywhere a string goes:
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -252,7 +253,7 @@ class Shape:
 
 
 def shape(session: Session) -> Shape:
-    gaps = sorted(b.at - a.at for a, b in zip(session.calls, session.calls[1:]))
+    gaps = sorted(b.at - a.at for a, b in itertools.pairwise(session.calls))
     agents = {c.agent for c in session.conversations.values() if c.agent}
     mains = [c for c in session.conversations.values() if not c.agent]
     return Shape(session.message_count, len(session.calls),

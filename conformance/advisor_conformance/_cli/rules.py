@@ -33,7 +33,6 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     catalogue = load_catalogue()
     if args.json:
         from .._trace import collect_rule_tests
-
         from ..partition import load_mistakes, load_partitions
 
         tested = collect_rule_tests()

@@ -13,7 +13,8 @@ ORDER = 10
 HELP = "run the conformance suite and print the outcome of every rule"
 DESCRIPTION = """\
 Run the conformance suite against an implementation and end with the outcome of every rule of the catalogue.
-The implementation is --impl, else $ADVISOR_CONFORMANCE_IMPL, else the reference; the report's header says which. Every other option goes to pytest: -k EXPR, -x, -n 4 (pytest-xdist),
+The implementation is --impl, else $ADVISOR_CONFORMANCE_IMPL, else the reference; the report's header says which.
+Every other option goes to pytest: -k EXPR, -x, -n 4 (pytest-xdist),
 --rule-report FILE, --xfails-file FILE, --impl-snapshots DIR, --snapshot-update, --hypothesis-profile NAME.
 The run does not read the pytest configuration of the directory it starts in.
 

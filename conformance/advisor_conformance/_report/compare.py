@@ -23,9 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .runs import Run, clean_text, node_key
-
 from .._reporting import REVIEW_OUTCOMES
+from .runs import Run, clean_text, node_key
 
 RULE_RANK = {"failed": 0, "warning": 1, "xfailed": 2, "skipped": 3, "no tests": 3, "not checked": 3, "passed": 4}
 TEST_RANK = {"failed": 0, "warned": 1, "xfailed": 2, "skipped": 3, "passed": 4, "changed": 4, "not recorded": 4}
@@ -110,7 +109,8 @@ def _direction(old: str | None, new: str | None, rank: dict[str, int]) -> str | 
 
 def _reviewed_only(run: Run) -> set[str]:
     """The rules of ``run`` whose tests without a verdict (neither passed nor skipped) are all snapshots to review."""
-    review, other = set(), set()
+    review: set[str] = set()
+    other: set[str] = set()
     for test in run.tests:
         if test["outcome"] in ("passed", "skipped"):
             continue
@@ -143,12 +143,14 @@ def compare_runs(old: Run, new: Run) -> Comparison:
         before, after = old_tests.get(key), new_tests.get(key)
         if before is not None and after is not None:
             result.compared_tests += 1
-        direction = _direction(before and before["outcome"], after and after["outcome"], TEST_RANK)
+        was = before["outcome"] if before is not None else None
+        now = after["outcome"] if after is not None else None
+        direction = _direction(was, now, TEST_RANK)
         if direction:
             shown = after if after is not None else before  # the new run's test, else the old one's
             assert shown is not None
-            result.tests.append(Change("test", clean_text(shown["nodeid"]), before and before["outcome"],
-                                       after and after["outcome"], direction, clean_text(shown.get("message", ""))))
+            result.tests.append(Change("test", clean_text(shown["nodeid"]), was, now, direction,
+                                       clean_text(shown.get("message", ""))))
     if old.suite.get("version") != new.suite.get("version"):
         result.notes.append(f"the runs used different suite versions ({old.suite.get('version')} and "
                             f"{new.suite.get('version')}): tests may have been added, removed or changed")

@@ -23,14 +23,14 @@ import html
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import PurePath
 from typing import Any
 
+from .._reporting import REVIEW_OUTCOMES
 from ..catalogue import Catalogue, load_catalogue
 from .compare import Comparison, compare_runs
-from .._reporting import REVIEW_OUTCOMES
 from .runs import Run, attributed_outcomes, clean_text
 
 MESSAGE_LIMIT = 4000
@@ -74,7 +74,7 @@ def _when(started: str) -> str:
     except ValueError:
         return started
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc)
+        moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -105,10 +105,10 @@ def _matrix_rules(runs: list[Run], catalogue: Catalogue) -> tuple[list[tuple[str
             rule_id = clean_text(row["id"])
             if rule_id in seen:
                 continue
-            rule = catalogue.rules.get(rule_id)
-            if rule is not None:
-                seen[rule_id] = _Rule(rule.id, rule.area, rule.level, rule.tag, rule.statement, rule.source,
-                                      rule.why)
+            known = catalogue.rules.get(rule_id)
+            if known is not None:
+                seen[rule_id] = _Rule(known.id, known.area, known.level, known.tag, known.statement, known.source,
+                                      known.why)
             else:
                 area = clean_text(row.get("area") or rule_id.split(".", 1)[0])
                 seen[rule_id] = _Rule(rule_id, area, clean_text(row.get("level") or "?"),
@@ -407,7 +407,7 @@ def build_page(runs: list[Run], *, catalogue: Catalogue | None = None, compare: 
         "nodes": nodes.items,
         "messages": capped,
     }
-    generated = generated or datetime.now(timezone.utc)
+    generated = generated or datetime.now(UTC)
     title = title or f"advisor-conformance: {rule_count} rules × {len(runs)} run{'s' * (len(runs) != 1)}"
     from .. import __version__
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor_conformance._paths import reference_snapshots_dir
 from advisor_conformance._implementation import Implementation
 from advisor_conformance._loopback import LoopbackProvider, loopback
+from advisor_conformance._paths import reference_snapshots_dir
 from advisor_conformance._plugin import IMPLEMENTATION
 
 

@@ -12,8 +12,13 @@ from advisor_conformance.checks import check, check_equal
 from advisor_conformance.wire import LOOKBACK, SPACING, anthropic_400_problems, blocks, encode, marks
 from advisor_conformance.wire import neutral_request as request_of
 
-from .test_breakpoints import check_at_most_four, check_final_unmarked, check_system_marked
-from .test_breakpoints import check_walk_not_stopped_at_three, tail_positions
+from .test_breakpoints import (
+    check_at_most_four,
+    check_final_unmarked,
+    check_system_marked,
+    check_walk_not_stopped_at_three,
+    tail_positions,
+)
 
 DEFAULT = {"type": "ephemeral"}
 

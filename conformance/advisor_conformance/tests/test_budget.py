@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import strategies as st
@@ -10,7 +11,16 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from advisor_conformance.checks import check, check_equal, violation
 from advisor_conformance.scenarios import (
-    budget_note, call, check_cap_holds, check_use_kept, error_of, failure, reply, result_of, run, scenario,
+    budget_note,
+    call,
+    check_cap_holds,
+    check_use_kept,
+    error_of,
+    failure,
+    reply,
+    result_of,
+    run,
+    scenario,
 )
 
 ANSWER = "Looks fine; run the tests next."
@@ -356,8 +366,8 @@ class BudgetMachine(RuleBasedStateMachine):
     are compared with what the model predicts.
     """
 
-    impl = None
-    strings = None
+    impl: Any = None  # both set by the test before a run
+    strings: Any = None
 
     def __init__(self):
         super().__init__()

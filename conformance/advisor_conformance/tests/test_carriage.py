@@ -18,8 +18,17 @@ import pytest
 
 from advisor_conformance.carriage import JSON_RAW_TEXTS, KEY_ORDERS, NAME_TEXTS, TEXTS, where_changed
 from advisor_conformance.checks import check, check_equal, violation
-from advisor_conformance.shaping import (check_segments, file_segments, files_part, final, flattened, params,
-                                         rendered_arguments, shape, with_tool_call)
+from advisor_conformance.shaping import (
+    check_segments,
+    file_segments,
+    files_part,
+    final,
+    flattened,
+    params,
+    rendered_arguments,
+    shape,
+    with_tool_call,
+)
 
 CLASSES = list(TEXTS)
 ASK = [{"role": "user", "content": "what do you make of this?"}]
@@ -202,7 +211,7 @@ def test_origin_encoding_sorts_keys_by_their_utf8_bytes(impl, case):
     """With the origin encoding declared, object keys (at the top and nested) are in the order of their UTF-8 bytes,
     as Go sorts map keys: not by UTF-16 code units, not case-insensitively, not numerically, not by locale."""
     given, ordered = KEY_ORDERS[case]
-    arguments = {"outer": {key: index for index, key in enumerate(given)}}
+    arguments: dict = {"outer": {key: index for index, key in enumerate(given)}}
     arguments.update({key: index for index, key in enumerate(given)})
     top = sorted(arguments, key=lambda key: key.encode("utf-8"))
     inner = _go_object((key, given.index(key)) for key in ordered)

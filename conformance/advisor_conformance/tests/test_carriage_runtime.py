@@ -17,7 +17,7 @@ import pytest
 from advisor_conformance.carriage import NAME_TEXTS, TEXTS, where_changed
 from advisor_conformance.checks import check, violation
 from advisor_conformance.event_streams import EVENTS, STREAM_RULE, frame
-from advisor_conformance.scenarios import SNAPSHOT, Reply, call, requests_of, reply, result_of, run, scenario
+from advisor_conformance.scenarios import SNAPSHOT, Reply, call, reply, requests_of, result_of, run, scenario
 from advisor_conformance.shaping import final, params, shape
 from advisor_conformance.workspace import workspace
 

@@ -36,7 +36,7 @@ def _read(path, data=CONTENT, name="read", **fields):
 
 
 def _transcript(*reads):
-    out = [{"role": "user", "content": "look at main.go"}]
+    out: list[dict] = [{"role": "user", "content": "look at main.go"}]
     for read in reads:
         out.append({"role": "assistant", "content": "", "tool_calls": [
             {"id": "call_r", "name": read["name"], "arguments": {"path": PATH}}]})
@@ -55,7 +55,7 @@ def _assert_deduped(impl, strings, request, rule, path=PATH, data=CONTENT, other
     # the following files'.
     check(not got.startswith(oracle.file_block(path, data)), rule,
           "the file was sent whole though the snapshot holds a matching full read", input=request, actual=got)
-    segments = [(Deduped(path, data.decode("utf-8", "replace")), "dedupe.notice"),
+    segments: list[tuple] = [(Deduped(path, data.decode("utf-8", "replace")), "dedupe.notice"),
                 *(segment for p, d in others for segment in file_segments(p, d, "files.render-format"))]
     check_segments(got, segments, strings, "the file was not deduped as the declared block", input=request)
 
@@ -173,7 +173,7 @@ def test_each_copy_of_a_repeated_file_is_deduped(impl, strings):
     got = _files_part(impl, strings, request, "dedupe.full-read-match")
     check(oracle.file_block(PATH, CONTENT) not in got, "dedupe.full-read-match",
           "a copy of the file was sent whole though the snapshot holds a matching full read", input=request, actual=got)
-    segments = [(Deduped(PATH, CONTENT.decode()), "dedupe.notice"),
+    segments: list[tuple] = [(Deduped(PATH, CONTENT.decode()), "dedupe.notice"),
                 *file_segments("notes.md", OTHER, "files.render-format"),
                 (Deduped(PATH, CONTENT.decode()), "dedupe.notice")]
     check_segments(got, segments, strings, "the two copies are not both deduped around the file sent", input=request)
@@ -204,7 +204,7 @@ def test_deduped_file_takes_none_of_the_aggregate(impl, strings):
 
 def _live_snapshot(read=None):
     """The parent's snapshot at an advisor call (with no in-flight text), holding ``read`` if given."""
-    out = [{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "Fix main.go."}]
+    out: list[dict] = [{"role": "system", "content": "You are a coding agent."}, {"role": "user", "content": "Fix main.go."}]
     if read is not None:
         out += [{"role": "assistant", "content": "", "tool_calls": [
             {"id": "call_r", "name": "read", "arguments": {"path": PATH}}]}, read]
@@ -347,7 +347,7 @@ def test_each_deduped_file_has_its_own_block(impl, strings, second):
     whole = [p for p, d in ((PATH, CONTENT), (second, OTHER)) if oracle.file_block(p, d) in got]
     check(not whole, "dedupe.full-read-match", f"{whole} sent whole though the snapshot holds matching full reads",
           input=request, actual=got)
-    segments = [(Deduped(PATH, CONTENT.decode()), "dedupe.notice"),
+    segments: list[tuple] = [(Deduped(PATH, CONTENT.decode()), "dedupe.notice"),
                 *file_segments("todo.txt", b"ship it\n", "files.render-format"),
                 (Deduped(second, OTHER.decode()), "dedupe.notice")]
     check_segments(got, segments, strings, "each deduped file does not have its own block", input=request)

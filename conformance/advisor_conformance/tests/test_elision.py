@@ -11,8 +11,15 @@ from hypothesis import strategies as st
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal, violation
-from advisor_conformance.shaping import (body, check_segments, params, parse_args, rendered_arguments, shape,
-                                         tool_call_lines)
+from advisor_conformance.shaping import (
+    body,
+    check_segments,
+    params,
+    parse_args,
+    rendered_arguments,
+    shape,
+    tool_call_lines,
+)
 
 MARKER = re.compile("\u2026\\[elided, (\\d+) bytes total\\]$")
 
@@ -114,7 +121,7 @@ def _all_arguments(impl, transcript, calls, rule):
     check(len(assistants) == len(calls), "flatten.assistant-with-calls",
           f"the snapshot's {len(calls)} assistant messages are rendered as {len(assistants)}", input=request,
           actual=assistants)
-    out = []
+    out: list = []
     for message, count in zip(assistants, calls, strict=True):
         lines = tool_call_lines(message["content"])
         check(len(lines) == count, "flatten.tool-call-line",
@@ -128,7 +135,7 @@ def _all_arguments(impl, transcript, calls, rule):
 def test_every_message_has_its_calls_elided(impl):
     """The tool call of each assistant message has its long strings elided on its own."""
     calls = [{"text": "a" * 1001}, {"text": "b" * 1000}, {"text": "c" * 2500, "path": "c.txt"}]
-    transcript = [{"role": "user", "content": "write the files"}]
+    transcript: list[dict] = [{"role": "user", "content": "write the files"}]
     for index, arguments in enumerate(calls):
         transcript += [{"role": "assistant", "content": f"step {index}",
                         "tool_calls": [{"id": f"c{index}", "name": "write", "arguments": arguments}]},
@@ -160,6 +167,7 @@ def test_marker_counts_bytes_of_multibyte_strings(impl, value):
     match = MARKER.search(got)
     check(match is not None, "elision.marker-format", "the elided string does not end with the marker", input=shown,
           actual=got)
+    assert match is not None  # check raised otherwise
     check_equal(int(match[1]), len(value.encode("utf-8")), "elision.marker-format",
                 "the marker's N is not the length in bytes", input=shown)
     check_equal(got[: match.start()], oracle.go_decode(value.encode("utf-8")[:1000]), "elision.byte-cut",
@@ -186,6 +194,7 @@ def test_elided_string_is_bounded_and_honest(impl, value):
     match = MARKER.search(got)
     check(match is not None, "elision.marker-format", "the elided string does not end with the marker",
           input={"value": value}, actual=got)
+    assert match is not None  # check raised otherwise
     true_length = len(value.encode("utf-8"))
     check_equal(int(match[1]), true_length, "elision.marker-format", "the marker's N is not the true byte length",
                 input={"value": value})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -10,8 +9,17 @@ from hypothesis import strategies as st
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import RuleViolation, check_equal
-from advisor_conformance.shaping import (Deduped, check_segments, file_param, file_segments, files_part, final,
-                                         params, shape, shape_error)
+from advisor_conformance.shaping import (
+    Deduped,
+    check_segments,
+    file_param,
+    file_segments,
+    files_part,
+    final,
+    params,
+    shape,
+    shape_error,
+)
 
 SNAPSHOT = [{"role": "user", "content": "review these files"}]
 KIB32 = 32768
@@ -234,7 +242,7 @@ def test_aggregate_cap_in_order(impl, strings, pairs):
     request = params(SNAPSHOT, files=[file_param(path, data) for path, data in pairs])
     got = _files_block(final(shape(impl, request, "files.aggregate-cap")), strings, "files.aggregate-cap", request)
     contents = oracle.cap_files([(data, len(data)) for _, data in pairs])
-    expected = _blocks([(path, content) for (path, _), content in zip(pairs, contents)], "files.aggregate-cap")
+    expected = _blocks([(path, content) for (path, _), content in zip(pairs, contents, strict=True)], "files.aggregate-cap")
     try:
         check_segments(got, expected, strings, "the files do not follow the per-file and aggregate caps",
                        input=request)
@@ -263,7 +271,7 @@ def test_aggregate_boundaries(impl, strings, sizes):
     pairs = [(f"f{i}.txt", bytes([97 + i]) * size) for i, size in enumerate(sizes)]
     got, request = _render(impl, strings, [(path, data, None) for path, data in pairs], "files.aggregate-cap")
     contents = oracle.cap_files([(data, len(data)) for _, data in pairs])
-    expected = _blocks([(path, content) for (path, _), content in zip(pairs, contents)], "files.aggregate-cap")
+    expected = _blocks([(path, content) for (path, _), content in zip(pairs, contents, strict=True)], "files.aggregate-cap")
     check_segments(got, expected, strings, f"files of {sizes} bytes do not share the 98304 bytes in order",
                    input={"files": [{"path": path, "bytes": len(data)} for path, data in pairs]})
 
@@ -277,7 +285,7 @@ def test_capped_reads_share_the_total_by_their_capped_length(impl, strings):
     got, request = _render(impl, strings, files, "files.aggregate-cap")
     contents = oracle.cap_files([(data, size) for _, data, size in files])
     # Each is 32768 bytes and a 35-byte marker: 98304 - 2 * 32803 = 32698 bytes remain for the third.
-    expected = _blocks([(path, content) for (path, _, _), content in zip(files, contents)], "files.aggregate-cap")
+    expected = _blocks([(path, content) for (path, _, _), content in zip(files, contents, strict=True)], "files.aggregate-cap")
     check_segments(got, expected, strings, "capped reads did not share the total by their length",
                    input={"files": [{"path": path, "bytes": len(data), "size": size} for path, data, size in files]})
 

@@ -185,7 +185,7 @@ def test_plain_messages_keep_role_and_content(impl, plain):
 # -- flatten.deterministic ----------------------------------------------------------------------------------------
 
 LONG_CALL = {"id": "c1", "name": "edit", "arguments": {"b": "x" * 1500, "a": [{"new": "é" * 700}], "k": {"z": 1}}}
-DETERMINISTIC_EXAMPLES = {
+DETERMINISTIC_EXAMPLES: dict[str, dict] = {
     "empty": {"transcript": [], "question": ""},
     "long-arguments": {"transcript": [USER, {"role": "assistant", "content": "", "tool_calls": [LONG_CALL]},
                                       {"role": "tool", "name": "edit", "tool_call_id": "c1", "content": "done"}],

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import example, given
-from hypothesis import strategies as st
 
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal

@@ -5,8 +5,19 @@ from __future__ import annotations
 import pytest
 
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.scenarios import (Reply, budget_note, call, check_cap_holds, check_use_kept, error_of,
-                                           failure, refused_url, result_of, run, scenario)
+from advisor_conformance.scenarios import (
+    Reply,
+    budget_note,
+    call,
+    check_cap_holds,
+    check_use_kept,
+    error_of,
+    failure,
+    refused_url,
+    result_of,
+    run,
+    scenario,
+)
 from advisor_conformance.tests.test_handler import RUNTIME, SPEC, VALIDATION_FAILURES, VALIDATION_IDS
 from advisor_conformance.workspace import workspace
 
@@ -136,4 +147,5 @@ def test_child_failure_keeps_the_childs_use(impl, strings):
         check_equal(second.get("result"), spent, "budget.child-store", "with child_max_uses 1, a child's second good "
                     "call did not get the budget note 1/1", input=good, actual=second)
     check_equal(answer["calls"][1].get("result"), spent, "handler.failure-consumes-use",
-                "with child_max_uses 1, the child's call after its failed one did not get the budget note 1/1", input=params, actual=answer["calls"])
+                "with child_max_uses 1, the child's call after its failed one did not get the budget note 1/1",
+                input=params, actual=answer["calls"])

@@ -26,8 +26,14 @@ from advisor_conformance.scenarios import error_of, result_of
 
 from .test_http_failures import LONG, TOKEN, _pieces
 from .test_streaming import _run
-from .test_streaming_answers import (anthropic_message, anthropic_stream, chat_completion, chat_stream,
-                                     responses_answer, responses_stream)
+from .test_streaming_answers import (
+    anthropic_message,
+    anthropic_stream,
+    chat_completion,
+    chat_stream,
+    responses_answer,
+    responses_stream,
+)
 
 #: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
 pytestmark = pytest.mark.needs(capabilities=["http"])

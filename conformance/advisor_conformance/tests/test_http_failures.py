@@ -22,8 +22,15 @@ from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, error_of
 
 from .test_streaming import _run
-from .test_streaming_answers import (anthropic_message, anthropic_stream, chat_completion, chat_stream, read,
-                                     responses_answer, responses_stream)
+from .test_streaming_answers import (
+    anthropic_message,
+    anthropic_stream,
+    chat_completion,
+    chat_stream,
+    read,
+    responses_answer,
+    responses_stream,
+)
 
 #: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
 pytestmark = pytest.mark.needs(capabilities=["http"])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 from hypothesis import example, given
-from hypothesis import strategies as st
 
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
@@ -28,7 +27,8 @@ def _trim_control(impl, strings, question):
     start = question.find(core)
     pad = question[:start] + question[start + len(core):]
     got, request = _question_part(impl, strings, pad + "why?" + pad, "question.trim")
-    _check_question(got, "why?", "question.trim", "the question part is not the question trimmed and a blank line", request, strings)
+    _check_question(got, "why?", "question.trim", "the question part is not the question trimmed and a blank line",
+                    request, strings)
 
 
 def _check_question(got, text, rule, what, request, strings):
@@ -48,7 +48,8 @@ def _check_question(got, text, rule, what, request, strings):
 def test_surrounding_white_space_is_trimmed(impl, strings, pad_left, core, pad_right):
     """White space around the question (Go's set, Unicode spaces included) is trimmed."""
     got, request = _question_part(impl, strings, pad_left + core + pad_right, "question.trim")
-    _check_question(got, core, "question.trim", "the question part is not the question trimmed and a blank line", request, strings)
+    _check_question(got, core, "question.trim", "the question part is not the question trimmed and a blank line",
+                    request, strings)
 
 
 @pytest.mark.rule(id="question.trim")
@@ -57,7 +58,9 @@ def test_characters_outside_gos_space_set_are_kept(impl, strings, edge):
     """Characters that Go does not count as white space (U+001C, U+FEFF, U+200B) are not trimmed."""
     question = f"{edge}why?{edge}"
     got, request = _question_part(impl, strings, question, "question.trim")
-    _check_question(got, question, "question.trim", f"the question does not keep {edge!r} at its edges (Go does not count it as white space)", request, strings)
+    _check_question(got, question, "question.trim",
+                    f"the question does not keep {edge!r} at its edges (Go does not count it as white space)",
+                    request, strings)
 
 
 @pytest.mark.rule(id="question.omitted-when-empty")

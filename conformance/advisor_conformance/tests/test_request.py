@@ -5,17 +5,24 @@ The prefix-stability rules are in test_request_prefix.py.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-
-import pytest
 
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import answer_of, check, check_equal, violation
 from advisor_conformance.scenarios import call, requests_of, run, scenario
 from advisor_conformance.shaping import (
-    body, check_last_message_stays, check_none_left_out, check_segments, file_param, files_part, final, params, shape,
+    body,
+    check_last_message_stays,
+    check_none_left_out,
+    check_segments,
+    file_param,
+    files_part,
+    final,
+    params,
+    shape,
 )
 
 CALL = {"id": "c1", "name": "bash", "arguments": {"cmd": "pytest -q"}}
@@ -257,9 +264,10 @@ def _blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, file
     request = params(transcript, question=question, files=_files(files))
     got = _final_of(impl, strings, request)
     capped = oracle.cap_files([(d, len(d)) for _, d in files])
-    segments = [(f"{strings['inflight_label']}\nINFLIGHT-TEXT\n\n", "inflight.block-layout")] if inflight else []
+    segments: list[tuple] = [(f"{strings['inflight_label']}\nINFLIGHT-TEXT\n\n", "inflight.block-layout")] \
+        if inflight else []
     segments += [(oracle.file_block(path, content), ["files.render-format", "files.aggregate-cap", "files.per-file-cap"])
-                 for (path, _), content in zip(files, capped)]
+                 for (path, _), content in zip(files, capped, strict=True) if content is not None]  # none deduped
     question_block = oracle.question_block(question)
     if question_block:
         segments += [(question_block[:-2], ["question.trim", "question.cap"]), ("\n\n", "question.blank-line")]

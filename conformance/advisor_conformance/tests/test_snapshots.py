@@ -20,8 +20,8 @@ import re
 import pytest
 from syrupy.extensions.amber import AmberSnapshotExtension
 
-from advisor_conformance._paths import fixtures_dir
 from advisor_conformance._bounded import cap_lines
+from advisor_conformance._paths import fixtures_dir
 from advisor_conformance.checks import SnapshotReview, answer_of, violation
 from advisor_conformance.vectors import fill
 

@@ -12,8 +12,16 @@ from __future__ import annotations
 import pytest
 
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.scenarios import (Reply, call, check_use_kept, error_of, expected_answers, result_of, run,
-                                           scenario)
+from advisor_conformance.scenarios import (
+    Reply,
+    call,
+    check_use_kept,
+    error_of,
+    expected_answers,
+    result_of,
+    run,
+    scenario,
+)
 
 #: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
 pytestmark = pytest.mark.needs(capabilities=["http"])
@@ -186,7 +194,9 @@ def test_stream_required_on_a_stream_is_not_retried(impl, lb):
     """A stream-required 400 in answer to a streaming call is not retried."""
     lb.expect(Reply(400, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER["openai"]))
     answer, params = _run(impl, "openai", lb, "streaming.no-other-retry", reasoning="low")
-    check_equal(len(lb.received), 1, "streaming.no-other-retry", f"a streaming call answered a stream-required 400 made {len(lb.received)} HTTP request(s); expected 1", input=params)
+    check_equal(len(lb.received), 1, "streaming.no-other-retry",
+                f"a streaming call answered a stream-required 400 made {len(lb.received)} HTTP request(s); expected 1",
+                input=params)
     error_of(answer, 0, "streaming.no-other-retry", params)
 
 

@@ -15,8 +15,7 @@ import json
 import pytest
 
 from advisor_conformance.checks import check, check_equal, violation
-from advisor_conformance.scenarios import (Reply, call, declared, error_of, note_pattern, reply, result_of, run,
-                                           scenario)
+from advisor_conformance.scenarios import Reply, call, declared, error_of, note_pattern, reply, result_of, run, scenario
 
 from .test_streaming import ANSWERS, _run
 

@@ -248,7 +248,7 @@ def _calls_outcome(impl, transcript, index, rule="transcript.malformed-rejected"
     check(isinstance(got, list) and len(got) == len(control), rule,
           f"tool calls on the message at {index} changed the number of messages of the request", input=request,
           expected=control, actual=got)
-    differing = [at for at, (mine, theirs) in enumerate(zip(got, control)) if mine != theirs]
+    differing = [at for at, (mine, theirs) in enumerate(zip(got, control, strict=True)) if mine != theirs]
     if not differing:
         return  # the calls are ignored
     # Where the message lands is the implementation's (a system message may join the system prompt): the calls may
@@ -260,7 +260,7 @@ def _calls_outcome(impl, transcript, index, rule="transcript.malformed-rejected"
     content = got[where].get("content") if isinstance(got[where], dict) else None
     passed = message["role"] != "tool" and isinstance(text, str) and isinstance(content, str) \
         and got[where].get("role") == control[where].get("role") and content.startswith(text + "\n" if text else "")
-    if passed:
+    if passed and isinstance(content, str):  # passed says it is
         lines = content[len(text) + 1 if text else 0:].split("\n")
         rendered = [(name, parse_args(args, rule, request)) for name, args in tool_call_lines("\n".join(lines))]
         expected = [(call["name"], oracle.normalise_numbers(oracle.cap_arguments(call["arguments"]))) for call in calls]

@@ -47,7 +47,7 @@ RUNTIME = {"blocked_paths": ["secrets"], "max_uses_per_run": 1}
 
 def _run_within(impl, params, rules, seconds=30):
     """Run a scenario in a daemon thread, failing (not hanging) if it takes longer than ``seconds``."""
-    box = {}
+    box: dict = {}
 
     def answer():
         try:

@@ -13,8 +13,7 @@ import pytest
 
 from advisor_conformance.checks import check_equal
 from advisor_conformance.scenarios import call, error_of, requests_of, result_of, scenario
-from advisor_conformance.tests.test_workspace import (RUNTIME, SOURCE, SPEC, _refused, _run_within, check_loaded,
-                                                      loaded)
+from advisor_conformance.tests.test_workspace import RUNTIME, SOURCE, SPEC, _refused, _run_within, check_loaded, loaded
 from advisor_conformance.workspace import workspace
 
 KIB32 = 32768

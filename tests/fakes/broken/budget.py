@@ -24,7 +24,6 @@ from advisor_reference.adapter import ReferenceAdapter
 from . import breaks
 from .runtime import _with_runtime_defaults
 
-
 # -- budget ---------------------------------------------------------------------------------------------------------
 
 
@@ -80,21 +79,17 @@ class RacyCounter(UseCounter):
     """Checks the cap, then counts under the lock a moment later: concurrent calls all pass the check."""
 
     def take(self):
-        if self._used >= self.limit:
-            return UseGrant(False, self._used, self.limit)
+        if self.used >= self.limit:
+            return UseGrant(False, self.used, self.limit)
         threading.Event().wait(0.005)
-        with self._lock:
-            self._used += 1
-            return UseGrant(True, self._used, self.limit)
+        with self.lock:
+            self.used += 1
+            return UseGrant(True, self.used, self.limit)
 
 
 class RacyBudgetStore(BudgetStore):
-    def counter(self, agent_id):
-        with self._lock:
-            counter = self._counters.get(agent_id)
-            if counter is None:
-                counter = self._counters[agent_id] = RacyCounter(self.limit)
-            return counter
+    def new_counter(self):
+        return RacyCounter(self.limit)
 
 
 @breaks("budget.atomic", "the cap check and the increment are not under one lock, so concurrent calls all pass the "
@@ -112,9 +107,9 @@ class ZeroMeansUnlimited(UseCounter):
 
     def take(self):
         if self.limit == 0:
-            with self._lock:
-                self._used += 1
-                return UseGrant(True, self._used, self.limit)
+            with self.lock:
+                self.used += 1
+                return UseGrant(True, self.used, self.limit)
         return super().take()
 
 

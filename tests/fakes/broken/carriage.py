@@ -12,8 +12,15 @@ import functools
 import re
 import unicodedata
 
-from advisor_reference import (AdvisorHandler, AdvisorRuntime, LoadedFile, RenderedMessage, RequestBuilder, ToolInput,
-                               go_json)
+from advisor_reference import (
+    AdvisorHandler,
+    AdvisorRuntime,
+    LoadedFile,
+    RenderedMessage,
+    RequestBuilder,
+    ToolInput,
+    go_json,
+)
 from advisor_reference.adapter import ReferenceAdapter
 from advisor_reference.wire import WIRES, HttpProvider, StreamState
 

@@ -12,7 +12,6 @@ from advisor_reference.adapter import ReferenceAdapter
 
 from . import breaks
 
-
 # -- dedupe ----------------------------------------------------------------------------------------------
 
 

@@ -8,7 +8,6 @@ from advisor_reference.adapter import ReferenceAdapter
 
 from . import breaks
 
-
 # -- files -----------------------------------------------------------------------------------------------
 
 

@@ -69,7 +69,7 @@ class UseCountedBeforeFiles(AdvisorHandler):
             if not self.counter.take().granted:
                 return super().handle(raw_input, snapshot)
             load_files(self.runtime.policy, tool_input.files)  # a bad file raises: the use stays taken
-            self.counter._used -= 1  # loaded fine: the reference counts it again below
+            self.counter.used -= 1  # loaded fine: the reference counts it again below
         return super().handle(raw_input, snapshot)
 
 
@@ -133,7 +133,7 @@ class _SpeltBlockedPolicy(PathPolicy):
 
     def is_blocked(self, raw, real):
         joined = os.path.join(self.work_dir, raw)
-        judged = os.path.relpath(real, self._resolved_work_dir) if os.path.islink(joined) else raw
+        judged = os.path.relpath(real, self.resolved_work_dir) if os.path.islink(joined) else raw
         return any(judged == blocked or judged.startswith(blocked.rstrip("/") + "/") for blocked in self.blocked)
 
 
@@ -302,8 +302,8 @@ class RateLimitRefundsUse(ReferenceAdapter):
                     return super().ask(request)
                 except AdvisorCallFailed as exc:
                     if exc.status == 429:
-                        with self.counter._lock:
-                            self.counter._used -= 1
+                        with self.counter.lock:
+                            self.counter.used -= 1
                     raise
 
 

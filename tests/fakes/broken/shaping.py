@@ -103,7 +103,7 @@ class QuestionBeforeFiles(ReferenceAdapter):
 class NoAggregateCap(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def cap_files(self, files, deduped):
-            return [None if flag else self.cap_file(f) for f, flag in zip(files, deduped)]
+            return [None if flag else self.cap_file(f) for f, flag in zip(files, deduped, strict=False)]
 
 
 @breaks("dedupe.full-read-definition", "any read of the path with a matching hash dedupes, partial reads included")
@@ -282,7 +282,7 @@ class ParallelCallIdsShown(ReferenceAdapter):
             if message.role == "assistant" and len(message.tool_calls) > 1:
                 lines = rendered.content.split("\n")
                 calls = lines[len(lines) - len(message.tool_calls):]
-                tagged = [f"{line[:-1]} id={call.id}]" for line, call in zip(calls, message.tool_calls)]
+                tagged = [f"{line[:-1]} id={call.id}]" for line, call in zip(calls, message.tool_calls, strict=False)]
                 return RenderedMessage("assistant", "\n".join([*lines[:len(lines) - len(calls)], *tagged]))
             return rendered
 

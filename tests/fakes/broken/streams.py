@@ -17,7 +17,6 @@ from advisor_reference.wire import HttpProvider, StreamState
 
 from . import breaks
 
-
 #: The module of the stream-format tests, which these variants run against (their rules' other tests run against
 #: the rules' first broken implementations).
 FORMAT = ("test_stream_format.py",)
@@ -56,17 +55,17 @@ def read_events(text, mistake=None):
 
 def _reader(mistake, kinds=("anthropic", "openai", "codex")):
     class Provider(HttpProvider):
-        def _stream(self, request, deadline=None):
+        def complete_stream(self, request, deadline=None):
             if self.wire.kind not in kinds:
-                return super()._stream(request, deadline)
+                return super().complete_stream(request, deadline)
             deadline = time.monotonic() + self.timeout if deadline is None else deadline
             encoded = self.wire.encode(request, True)
             state = StreamState()
 
             def call():
-                with self._open(encoded, deadline) as response:
+                with self.open_response(encoded, deadline) as response:
                     if response.status_code >= 400:
-                        self._raise_for_status(response.status_code, self._error_body(response, deadline), stream=True)
+                        self.raise_for_status(response.status_code, self.read_error_body(response, deadline), stream=True)
                     raw = b"".join(response.iter_bytes())
                     charset = response.charset_encoding if mistake == "declared-charset" else None
                     text = raw.decode(charset or "utf-8", "replace")
@@ -76,7 +75,7 @@ def _reader(mistake, kinds=("anthropic", "openai", "codex")):
                             break
                 return state.answer(self.wire.kind)
 
-            return self._send(call, deadline)
+            return self.send(call, deadline)
 
     return Provider
 

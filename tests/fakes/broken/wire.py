@@ -68,10 +68,10 @@ class CacheKeySentToAnthropic(AnthropicBodyRewrite):
 @breaks("streaming.no-other-retry", "every HTTP 400 on a plain call is retried as a stream, not only stream-required ones")
 class RetryOnEvery400(ReferenceAdapter):
     class http_provider_class(HttpProvider):
-        def _raise_for_status(self, status, body, *, stream):
+        def raise_for_status(self, status, body, *, stream):
             if status == 400 and not stream:
                 raise StreamRequired(f"HTTP 400: {body[:100]}", status=status)
-            super()._raise_for_status(status, body, stream=stream)
+            super().raise_for_status(status, body, stream=stream)
 
 
 @breaks("streaming.failure-no-credentials", "errors are redacted by pattern only (Bearer values, key fields, URL user "
@@ -88,9 +88,9 @@ class NoStreamRequiredRetry(ReferenceAdapter):
     class http_provider_class(HttpProvider):
         def complete(self, request):
             if request.stream or request.reasoning is not None:
-                return self._stream(request)
+                return self.complete_stream(request)
             try:
-                return self._plain(request)
+                return self.complete_plain(request)
             except StreamRequired as exc:
                 raise ProviderError(str(exc), status=exc.status) from None
 
@@ -274,7 +274,7 @@ class CodexMaxTokens(wire_variant(rewritten(WIRES["codex"], _max_tokens_on_respo
 class AlwaysStreams(ReferenceAdapter):
     class http_provider_class(HttpProvider):
         def complete(self, request):
-            return self._stream(request)
+            return self.complete_stream(request)
 
 
 @breaks("streaming.reasoning-streams", "every call starts as a plain request and streams only after a "
@@ -283,18 +283,18 @@ class ReasoningSentPlainFirst(ReferenceAdapter):
     class http_provider_class(HttpProvider):
         def complete(self, request):
             try:
-                return self._plain(request)
+                return self.complete_plain(request)
             except StreamRequired:
-                return self._stream(request)
+                return self.complete_stream(request)
 
 
 @breaks("streaming.stream-required-detection", "the stream-required test looks for `stream` and `must` only, "
         "missing bodies that say `required`")
 class StreamRequiredMustOnly(ReferenceAdapter):
     class http_provider_class(HttpProvider):
-        def _raise_for_status(self, status, body, *, stream):
+        def raise_for_status(self, status, body, *, stream):
             try:
-                super()._raise_for_status(status, body, stream=stream)
+                super().raise_for_status(status, body, stream=stream)
             except StreamRequired as exc:
                 if "must" not in body.lower():
                     raise ProviderError(str(exc), status=exc.status) from None
@@ -326,9 +326,9 @@ class StreamDoneAtStopReason(ReferenceAdapter):
 @breaks("streaming.failure-report", "an HTTP error is reported by its status alone, without the body that says why")
 class HttpErrorWithoutBody(ReferenceAdapter):
     class http_provider_class(HttpProvider):
-        def _raise_for_status(self, status, body, *, stream):
+        def raise_for_status(self, status, body, *, stream):
             try:
-                super()._raise_for_status(status, body, stream=stream)
+                super().raise_for_status(status, body, stream=stream)
             except ProviderError as exc:
                 raise type(exc)(f"{self.wire.kind} answered HTTP {status}", status=status) from None
 
