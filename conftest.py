@@ -13,10 +13,10 @@ import sys
 
 from hypothesis import settings
 
+from advisor_conformance._plugin import CI_PROFILE, EXPLORE_PROFILE, register_profiles
+
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # inherited by the xdist workers, started after this
 sys.dont_write_bytecode = False
-
-from advisor_conformance._plugin import CI_PROFILE, EXPLORE_PROFILE, register_profiles
 
 register_profiles()
 settings.register_profile("ci", parent=settings.get_profile(CI_PROFILE))

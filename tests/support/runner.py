@@ -38,7 +38,8 @@ def clean_env() -> dict[str, str]:
     """The environment of a nested pytest run: no options or xdist state inherited from this one; bytecode cached as
     Python does by default (each nested run would otherwise compile and assertion-rewrite every module again)."""
     env = dict(os.environ)
-    for name in ("PYTHONDONTWRITEBYTECODE", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_CURRENT_TEST"):
+    for name in ("PYTHONDONTWRITEBYTECODE", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT",
+                 "PYTEST_CURRENT_TEST"):
         env.pop(name, None)
     return env
 
