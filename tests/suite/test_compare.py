@@ -214,7 +214,7 @@ def test_unreadable_input_exits_2_naming_the_file(tmp_path, capsys, content, whi
 def test_snapshot_to_review_is_neither_worse_nor_a_rule(tmp_path, capsys, outcome):
     """A snapshot that changed (or was never recorded) is listed as a review item with the command that accepts it;
     the rule it carries keeps its outcome, nothing counts as worse, and `compare` exits 0."""
-    node = "tests/test_snapshots.py::test_rendered_request_matches_snapshot[go]"
+    node = "tests/flatten/test_snapshots.py::test_rendered_request_matches_snapshot[go]"
     old = report({"flatten.deterministic": "passed"}, [(node, ["flatten.deterministic"], "passed")])
     new = report({"flatten.deterministic": "passed"}, [(node, ["flatten.deterministic"], outcome)])
     new["snapshots"] = {"changed": [], "not recorded": [], "accept": "python -m pytest --snapshot-update x"}

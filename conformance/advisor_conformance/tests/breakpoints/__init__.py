@@ -1,0 +1,1 @@
+"""Conformance tests of the Anthropic cache breakpoints rules (breakpoints.*)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the The use budget rules (budget.*)."""

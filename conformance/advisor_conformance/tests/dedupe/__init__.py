@@ -1,0 +1,1 @@
+"""Conformance tests of the Dedupe of files against full reads rules (dedupe.*)."""

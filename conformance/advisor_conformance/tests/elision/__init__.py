@@ -1,0 +1,1 @@
+"""Conformance tests of the Elision of tool-call argument strings rules (elision.*)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the Caller files: count, caps and rendering rules (files.*)."""

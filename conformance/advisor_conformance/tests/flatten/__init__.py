@@ -1,0 +1,1 @@
+"""Conformance tests of the Flattening of tool calls and results rules (flatten.*)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the The in-flight message rules (inflight.*)."""

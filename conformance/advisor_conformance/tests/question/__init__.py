@@ -1,0 +1,1 @@
+"""Conformance tests of the The caller's question rules (question.*)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the Request shape rules (request.*)."""

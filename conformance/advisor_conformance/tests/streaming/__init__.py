@@ -1,0 +1,1 @@
+"""Conformance tests of the Streaming, the stream-required retry and the result rules (streaming.*)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the The advisor tool and its input rules (tool.*)."""

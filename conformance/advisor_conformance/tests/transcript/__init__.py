@@ -1,0 +1,1 @@
+"""Conformance tests of the Transcript model rules (transcript.*)."""

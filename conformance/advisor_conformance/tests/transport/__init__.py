@@ -1,0 +1,1 @@
+"""Conformance tests of the Transport sessions and cache keys rules (transport.*)."""

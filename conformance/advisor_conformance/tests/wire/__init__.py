@@ -1,0 +1,1 @@
+"""Conformance tests of the Provider request encodings rules (wire.*)."""

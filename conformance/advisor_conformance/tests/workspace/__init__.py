@@ -1,0 +1,1 @@
+"""Conformance tests of the Loading files from the workspace rules (workspace.*)."""
