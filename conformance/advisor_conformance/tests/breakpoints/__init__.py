@@ -1,1 +1,1 @@
-"""Conformance tests of the Anthropic cache breakpoints rules (breakpoints.*)."""
+"""Conformance tests of the breakpoints area: Anthropic cache breakpoints (breakpoints.* rules)."""

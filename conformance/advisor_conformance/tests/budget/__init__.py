@@ -1,1 +1,1 @@
-"""Conformance tests of the The use budget rules (budget.*)."""
+"""Conformance tests of the budget area: use budget (budget.* rules)."""

@@ -1,1 +1,1 @@
-"""Conformance tests of the Dedupe of files against full reads rules (dedupe.*)."""
+"""Conformance tests of the dedupe area: dedupe of files against full reads (dedupe.* rules)."""

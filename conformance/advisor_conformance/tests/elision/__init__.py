@@ -1,1 +1,1 @@
-"""Conformance tests of the Elision of tool-call argument strings rules (elision.*)."""
+"""Conformance tests of the elision area: elision of tool-call argument strings (elision.* rules)."""

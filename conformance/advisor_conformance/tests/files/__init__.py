@@ -1,1 +1,1 @@
-"""Conformance tests of the Caller files: count, caps and rendering rules (files.*)."""
+"""Conformance tests of the files area: caller files: count, caps and rendering (files.* rules)."""

@@ -1,1 +1,1 @@
-"""Conformance tests of the Flattening of tool calls and results rules (flatten.*)."""
+"""Conformance tests of the flatten area: flattening of tool calls and results (flatten.* rules)."""

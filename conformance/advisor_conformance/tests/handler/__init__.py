@@ -1,1 +1,1 @@
-"""Conformance tests of the The handler: order of steps, uses and the returned note rules (handler.*)."""
+"""Conformance tests of the handler area: handler: order of steps, uses and the returned note (handler.* rules)."""

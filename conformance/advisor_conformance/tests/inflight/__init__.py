@@ -1,1 +1,1 @@
-"""Conformance tests of the The in-flight message rules (inflight.*)."""
+"""Conformance tests of the inflight area: in-flight message (inflight.* rules)."""

@@ -1,1 +1,1 @@
-"""Conformance tests of the The caller's question rules (question.*)."""
+"""Conformance tests of the question area: caller's question (question.* rules)."""

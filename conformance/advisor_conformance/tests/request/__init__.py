@@ -1,1 +1,1 @@
-"""Conformance tests of the Request shape rules (request.*)."""
+"""Conformance tests of the request area: request shape (request.* rules)."""

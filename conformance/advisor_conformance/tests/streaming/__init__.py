@@ -1,1 +1,1 @@
-"""Conformance tests of the Streaming, the stream-required retry and the result rules (streaming.*)."""
+"""Conformance tests of the streaming area: streaming, the stream-required retry and the result (streaming.* rules)."""

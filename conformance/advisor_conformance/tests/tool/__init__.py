@@ -1,1 +1,1 @@
-"""Conformance tests of the The advisor tool and its input rules (tool.*)."""
+"""Conformance tests of the tool area: advisor tool and its input (tool.* rules)."""

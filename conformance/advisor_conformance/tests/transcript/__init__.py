@@ -1,1 +1,1 @@
-"""Conformance tests of the Transcript model rules (transcript.*)."""
+"""Conformance tests of the transcript area: transcript model (transcript.* rules)."""

@@ -1,1 +1,1 @@
-"""Conformance tests of the Transport sessions and cache keys rules (transport.*)."""
+"""Conformance tests of the transport area: transport sessions and cache keys (transport.* rules)."""

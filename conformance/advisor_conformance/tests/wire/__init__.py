@@ -1,1 +1,1 @@
-"""Conformance tests of the Provider request encodings rules (wire.*)."""
+"""Conformance tests of the wire area: provider request encodings (wire.* rules)."""

@@ -1,1 +1,1 @@
-"""Conformance tests of the Loading files from the workspace rules (workspace.*)."""
+"""Conformance tests of the workspace area: loading files from the workspace (workspace.* rules)."""
