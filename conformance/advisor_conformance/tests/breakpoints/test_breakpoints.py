@@ -17,14 +17,8 @@ from advisor_conformance.checks import check, check_equal
 from advisor_conformance.wire import MAX_MARKS, blocks, encode, expected_advisor_positions, marks
 from advisor_conformance.wire import neutral_request as request_of
 
-from .marks import (
-    check_at_most_four,
-    check_final_unmarked,
-    check_system_marked,
-    check_walk_not_stopped_at_three,
-    tail_count,
-    tail_positions,
-)
+from .marks import (check_at_most_four, check_final_unmarked, check_system_marked, check_walk_not_stopped_at_three,
+                    tail_count, tail_positions)
 
 ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
 

@@ -12,13 +12,8 @@ from advisor_conformance.checks import check, check_equal
 from advisor_conformance.wire import LOOKBACK, SPACING, anthropic_400_problems, blocks, encode, marks
 from advisor_conformance.wire import neutral_request as request_of
 
-from .marks import (
-    check_at_most_four,
-    check_final_unmarked,
-    check_system_marked,
-    check_walk_not_stopped_at_three,
-    tail_positions,
-)
+from .marks import check_at_most_four, check_final_unmarked, check_system_marked
+from .marks import check_walk_not_stopped_at_three, tail_positions
 
 DEFAULT = {"type": "ephemeral"}
 

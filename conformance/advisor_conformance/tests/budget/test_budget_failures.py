@@ -8,16 +8,9 @@ import pytest
 
 from advisor_conformance.checks import check_equal
 from advisor_conformance.scenarios import (
-    Reply,
-    budget_note,
-    call,
-    check_use_kept,
-    failure,
-    refused_url,
-    result_of,
-    run,
-    scenario,
+    Reply, budget_note, call, check_use_kept, failure, refused_url, result_of, run, scenario,
 )
+
 from advisor_conformance.workspace import workspace
 
 from .calls import ANSWER, _controls, _expect, _served, _zero_control

@@ -4,17 +4,8 @@ from __future__ import annotations
 
 from advisor_conformance import oracle
 from advisor_conformance.checks import check
-from advisor_conformance.shaping import (
-    Deduped,
-    check_segments,
-    file_param,
-    file_segments,
-    files_part,
-    final,
-    match_parts,
-    params,
-    shape,
-)
+from advisor_conformance.shaping import (Deduped, check_segments, file_param, file_segments, files_part, final,
+                                         match_parts, params, shape)
 
 CONTENT = b"package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
 

@@ -13,28 +13,12 @@ from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check
 from advisor_conformance.scenarios import call, requests_of, result_of, run, scenario
-from advisor_conformance.shaping import (
-    Deduped,
-    check_segments,
-    file_param,
-    file_segments,
-    files_part,
-    match_parts,
-    params,
-)
+from advisor_conformance.shaping import (Deduped, check_segments, file_param, file_segments, files_part, match_parts,
+                                         params)
 from advisor_conformance.workspace import workspace
 
-from .reads import (
-    CONTENT,
-    NOT_FULL,
-    PATH,
-    _assert_deduped,
-    _assert_sent,
-    _files_part,
-    _read,
-    _transcript,
-    not_full_control,
-)
+from .reads import (CONTENT, NOT_FULL, PATH, _assert_deduped, _assert_sent, _files_part, _read, _transcript,
+                    not_full_control)
 
 OTHER = b"# notes\n\nnothing to see here yet\n"
 

@@ -11,15 +11,8 @@ from hypothesis import strategies as st
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal, violation
-from advisor_conformance.shaping import (
-    body,
-    check_segments,
-    params,
-    parse_args,
-    rendered_arguments,
-    shape,
-    tool_call_lines,
-)
+from advisor_conformance.shaping import (body, check_segments, params, parse_args, rendered_arguments, shape,
+                                         tool_call_lines)
 
 MARKER = re.compile("\u2026\\[elided, (\\d+) bytes total\\]$")
 

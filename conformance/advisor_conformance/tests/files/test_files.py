@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -9,17 +10,8 @@ from hypothesis import strategies as st
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import RuleViolation, check_equal
-from advisor_conformance.shaping import (
-    Deduped,
-    check_segments,
-    file_param,
-    file_segments,
-    files_part,
-    final,
-    params,
-    shape,
-    shape_error,
-)
+from advisor_conformance.shaping import (Deduped, check_segments, file_param, file_segments, files_part, final,
+                                         params, shape, shape_error)
 
 SNAPSHOT = [{"role": "user", "content": "review these files"}]
 KIB32 = 32768

@@ -13,15 +13,8 @@ from hypothesis import strategies as st
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.shaping import (
-    check_segments,
-    flattened,
-    params,
-    parse_args,
-    shape,
-    tool_call_lines,
-    with_tool_call,
-)
+from advisor_conformance.shaping import (check_segments, flattened, params, parse_args, shape, tool_call_lines,
+                                         with_tool_call)
 
 USER = {"role": "user", "content": "look at the failing test"}
 #: A message after the one under test: its flattening is checked, not the in-flight handling of a last message.

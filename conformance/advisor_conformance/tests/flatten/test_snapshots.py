@@ -19,8 +19,8 @@ import json
 import pytest
 from syrupy.extensions.amber import AmberSnapshotExtension
 
-from advisor_conformance._bounded import cap_lines
 from advisor_conformance._paths import fixtures_dir
+from advisor_conformance._bounded import cap_lines
 from advisor_conformance.checks import SnapshotReview, answer_of, violation
 from advisor_conformance.vectors import fill
 

@@ -10,19 +10,8 @@ from hypothesis import example, given
 
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import answer_of, check, check_equal
-from advisor_conformance.scenarios import (
-    SNAPSHOT,
-    budget_note,
-    call,
-    check_cap_holds,
-    error_of,
-    failure,
-    reply,
-    requests_of,
-    result_of,
-    run,
-    scenario,
-)
+from advisor_conformance.scenarios import (SNAPSHOT, budget_note, call, check_cap_holds, error_of, failure, reply,
+                                           requests_of, result_of, run, scenario)
 from advisor_conformance.shaping import file_param, shape_error
 from advisor_conformance.workspace import workspace
 

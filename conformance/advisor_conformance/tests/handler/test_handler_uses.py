@@ -5,22 +5,10 @@ from __future__ import annotations
 import pytest
 
 from advisor_conformance.checks import check, check_equal
-from advisor_conformance.scenarios import (
-    Reply,
-    budget_note,
-    call,
-    check_cap_holds,
-    check_use_kept,
-    error_of,
-    failure,
-    refused_url,
-    result_of,
-    run,
-    scenario,
-)
-from advisor_conformance.workspace import workspace
-
+from advisor_conformance.scenarios import (Reply, budget_note, call, check_cap_holds, check_use_kept, error_of,
+                                           failure, refused_url, result_of, run, scenario)
 from .calls import RUNTIME, SPEC, VALIDATION_FAILURES, VALIDATION_IDS
+from advisor_conformance.workspace import workspace
 
 ANSWER = "Looks fine; run the tests next."
 

@@ -13,17 +13,8 @@ from advisor_conformance import oracle
 from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import call, requests_of, run, scenario
-from advisor_conformance.shaping import (
-    body,
-    check_last_message_stays,
-    check_none_left_out,
-    check_segments,
-    file_param,
-    files_part,
-    final,
-    params,
-    shape,
-)
+from advisor_conformance.shaping import (body, check_last_message_stays, check_none_left_out, check_segments,
+                                         file_param, files_part, final, params, shape)
 
 from .transcripts import ADVISOR_CALL, ADVISOR_RESULT, CALL, FILE_A, FILE_B, RESULT, _files, shape_valid
 

@@ -3,9 +3,10 @@ snapshot only the final message changes, and a growing conversation keeps every 
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+
+import pytest
 
 from advisor_conformance import oracle
 from advisor_conformance import strategies as s

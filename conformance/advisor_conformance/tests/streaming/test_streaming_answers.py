@@ -15,16 +15,8 @@ import pytest
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, error_of
 
-from .answers import (
-    _event,
-    anthropic_message,
-    anthropic_stream,
-    chat_completion,
-    chat_stream,
-    read,
-    responses_answer,
-    responses_stream,
-)
+from .answers import (_event, anthropic_message, anthropic_stream, chat_completion, chat_stream, read, responses_answer,
+                      responses_stream)
 from .calls import ANSWERS, _run
 
 #: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).

@@ -24,16 +24,10 @@ from advisor_conformance._loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import error_of, result_of
 
-from .answers import (
-    anthropic_message,
-    anthropic_stream,
-    chat_completion,
-    chat_stream,
-    responses_answer,
-    responses_stream,
-)
 from .bodies import LONG, TOKEN, _pieces
 from .calls import _run
+from .answers import (anthropic_message, anthropic_stream, chat_completion, chat_stream,
+                                     responses_answer, responses_stream)
 
 #: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
 pytestmark = pytest.mark.needs(capabilities=["http"])

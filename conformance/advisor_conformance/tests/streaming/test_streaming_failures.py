@@ -12,8 +12,8 @@ import pytest
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, check_use_kept, error_of, recorded_answer, refused_url
 
-from .answers import _event, anthropic_stream, chat_stream, read, responses_stream
 from .calls import PROVIDERS, STREAM_ANSWER, STREAM_REQUIRED, _run
+from .answers import _event, anthropic_stream, chat_stream, read, responses_stream
 
 #: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
 pytestmark = pytest.mark.needs(capabilities=["http"])

@@ -21,15 +21,8 @@ from advisor_conformance._loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, error_of
 
-from .answers import (
-    anthropic_message,
-    anthropic_stream,
-    chat_completion,
-    chat_stream,
-    read,
-    responses_answer,
-    responses_stream,
-)
+from .answers import (anthropic_message, anthropic_stream, chat_completion, chat_stream, read, responses_answer,
+                      responses_stream)
 from .bodies import LONG, TOKEN, _pieces
 from .calls import _run
 

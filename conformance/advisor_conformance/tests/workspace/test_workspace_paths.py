@@ -14,9 +14,9 @@ import pytest
 
 from advisor_conformance.checks import check, violation
 from advisor_conformance.scenarios import call, requests_of, scenario
+from .reads import (RUNTIME, SOURCE, SPEC, _refused, _run_within, check_loaded,
+                                                      loaded)
 from advisor_conformance.workspace import workspace
-
-from .reads import RUNTIME, SOURCE, SPEC, _refused, _run_within, check_loaded, loaded
 
 LONG_NAME = "n" * 1000  # longer than any file system's limit on one name (255 bytes on Linux and macOS)
 

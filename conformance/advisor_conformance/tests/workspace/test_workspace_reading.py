@@ -13,9 +13,9 @@ import pytest
 
 from advisor_conformance.checks import check_equal
 from advisor_conformance.scenarios import call, error_of, requests_of, result_of, scenario
+from .reads import (RUNTIME, SOURCE, SPEC, _refused, _run_within, check_loaded,
+                                                      loaded)
 from advisor_conformance.workspace import workspace
-
-from .reads import RUNTIME, SOURCE, SPEC, _refused, _run_within, check_loaded, loaded
 
 KIB32 = 32768
 PATTERN = b"0123456789abcdef" * 4096  # 64 KiB
