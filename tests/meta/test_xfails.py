@@ -18,7 +18,13 @@ def _run(tmp_path, text, *args):
 
 
 def _outcomes(run, rule=None):
-    return {t["nodeid"].split("/")[-1]: t["outcome"] for t in run.report["tests"] if rule is None or rule in t["rules"]}
+    """Each test's outcome by its node ID inside the suite (``area/test_x.py::name``)."""
+    return {_inside_suite(t["nodeid"]): t["outcome"] for t in run.report["tests"] if rule is None or rule in t["rules"]}
+
+
+def _inside_suite(nodeid):
+    path, _, rest = nodeid.partition("::")
+    return f"{path.rpartition('tests/')[2]}::{rest}"
 
 
 def test_listed_rule_is_expected_to_fail(tmp_path):

@@ -146,13 +146,15 @@ def test_new_failing_test_is_worse():
     assert [(c.id, c.old, c.direction) for c in comparison.tests] == [("tests/test_a.py::u", None, "worse")]
 
 
-def test_tests_match_across_the_folder_the_run_started_in():
-    """A test reported as tests/… by one run and conformance/advisor_conformance/tests/… by another is one test."""
+@pytest.mark.parametrize("module", ["test_a.py", "a/test_a.py"], ids=["top", "area-folder"])
+def test_tests_match_across_the_folder_the_run_started_in(module):
+    """A test reported as tests/… by one run and conformance/advisor_conformance/tests/… by another is one test, at
+    the top of the suite or in an area's folder."""
     rules = {"a.one": "passed"}
-    old = parse_run(report(rules, [("conformance/advisor_conformance/tests/test_a.py::t[1]", ["a.one"], "passed")]))
-    new = parse_run(report(rules, [("tests/test_a.py::t[1]", ["a.one"], "failed")]))
+    old = parse_run(report(rules, [(f"conformance/advisor_conformance/tests/{module}::t[1]", ["a.one"], "passed")]))
+    new = parse_run(report(rules, [(f"tests/{module}::t[1]", ["a.one"], "failed")]))
     comparison = compare_runs(old, new)
-    assert [(c.id, c.old, c.new) for c in comparison.tests] == [("tests/test_a.py::t[1]", "passed", "failed")]
+    assert [(c.id, c.old, c.new) for c in comparison.tests] == [(f"tests/{module}::t[1]", "passed", "failed")]
 
 
 def test_different_catalogues_are_noted():
