@@ -1,9 +1,9 @@
 """Expected failures (``--xfails-file``): which tests may fail, for which rules, and entries that rot.
 
 One entry per line, ``#`` starts a comment. An entry is a rule ID, or a test's
-node ID as the suite names it (``test_elision.py::test_x[1001]``) or as
+node ID as the suite names it (``elision/test_elision.py::test_x[1001]``) or as
 pytest printed it from wherever the suite is installed
-(``.../advisor_conformance/tests/test_elision.py::test_x[1001]``).
+(``.../advisor_conformance/tests/elision/test_elision.py::test_x[1001]``).
 
 * A **node-ID** entry is strict: that test is expected to fail, and it fails
   the run if it passes (``XPASS(strict)``).
@@ -46,11 +46,12 @@ class Entry:
 
 
 def normalise(text: str) -> str:
-    """A node ID as the suite names it: the test file's name and the rest, wherever the suite was installed."""
+    """A node ID as the suite names it: the test file's path inside the suite (``area/test_x.py``) and the rest,
+    wherever the suite was installed."""
     if "::" not in text:
         return text
     path, rest = text.split("::", 1)
-    return path.replace("\\", "/").rsplit("/", 1)[-1] + "::" + rest
+    return path.replace("\\", "/").rpartition("tests/")[2] + "::" + rest
 
 
 def read(path: Path, shown: str) -> list[Entry]:

@@ -4,10 +4,10 @@ For each rule of the catalogue, its inputs are split into equivalence classes an
 blank and non-blank; below, at and above a cap; each provider's answer shapes; each failure kind
 crossed with the budget; ...). Each class names the deterministic tests that pin it:
 
-* ``"test_question.py::test_question_up_to_4000_bytes_is_whole[4000]"``: a plain or parametrized test,
+* ``"question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]"``: a plain or parametrized test,
   by its node ID under ``advisor_conformance/tests`` (a parametrized test's ID without its brackets
   stands for all its parameters);
-* ``"test_question.py::test_surrounding_white_space_is_trimmed@question.trim:tabs"``: a hypothesis
+* ``"question/test_question.py::test_surrounding_white_space_is_trimmed@question.trim:tabs"``: a hypothesis
   property, by the label of one of its explicit examples (``@example(...).via("question.trim:tabs")``);
   explicit examples run in every profile, so the class is pinned however the random draws fall.
 
@@ -16,7 +16,7 @@ A partition file looks like this (an array of tables per rule; ``what`` says the
     [["question.cap"]]
     class = "at-cap"
     what = "exactly 4000 bytes: sent whole"
-    tests = ["test_question.py::test_question_up_to_4000_bytes_is_whole[4000]"]
+    tests = ["question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]"]
 
 A class of a rule with property tests either falls under a predicate of :mod:`advisor_conformance.classify` that
 the rule's strategies reach, or says why they cannot draw it: ``unreachable = "..."``
@@ -28,7 +28,7 @@ leaves to the implementation)::
 
     [[mistakes."question.trim"]]
     mistake = "JavaScript's trim() (or .NET's Trim()) also trims U+FEFF; Python's strip() also U+001C..U+001F"
-    caught = ["test_question.py::test_characters_outside_gos_space_set_are_kept"]
+    caught = ["question/test_question.py::test_characters_outside_gos_space_set_are_kept"]
     broken = "question.trim"
 
 :func:`problems` lists what is missing or wrong: a rule without a partition, a class without a test,
@@ -49,7 +49,7 @@ from pathlib import Path
 
 PARTITIONS = Path(__file__).parent / "partitions"
 CLASS_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-TEST_REF = re.compile(r"^(test_[a-z0-9_]+\.py)::(test_[A-Za-z0-9_]+)(\[[^\]@]*\])?(?:@(\S+))?$")
+TEST_REF = re.compile(r"^((?:[a-z0-9_]+/)*test_[a-z0-9_]+\.py)::(test_[A-Za-z0-9_]+)(\[[^\]@]*\])?(?:@(\S+))?$")
 
 
 class PartitionError(ValueError):
@@ -155,13 +155,14 @@ def load_partitions(folder: Path = PARTITIONS) -> Mapping[str, tuple[InputClass,
 
 
 def _short(nodeid: str) -> str:
-    """``tests/test_x.py::name[p]`` -> ``test_x.py::name[p]``."""
+    """``.../tests/area/test_x.py::name[p]`` -> ``area/test_x.py::name[p]`` (the path inside the suite)."""
     path, sep, rest = nodeid.partition("::")
-    return path.rsplit("/", 1)[-1] + sep + rest
+    return path.rpartition("tests/")[2] + sep + rest
 
 
 def _function(module: str, name: str):
-    return getattr(importlib.import_module(f"advisor_conformance.tests.{module.removesuffix('.py')}"), name, None)
+    dotted = module.removesuffix(".py").replace("/", ".")
+    return getattr(importlib.import_module(f"advisor_conformance.tests.{dotted}"), name, None)
 
 
 def _labels(function) -> set[str]:
@@ -178,7 +179,7 @@ def reference_problem(ref: str, rule_id: str, collected: set[str], labelled: boo
     ``labelled`` off, a property may be named whole (a mistake its random draws catch too)."""
     match = TEST_REF.match(ref)
     if not match:
-        return f"{ref!r} is not `test_module.py::test_name[param]` or `...::test_name@example-label`"
+        return f"{ref!r} is not `area/test_module.py::test_name[param]` or `...::test_name@example-label`"
     module, name, params, label = match.groups()
     base = f"{module}::{name}"
     if params:

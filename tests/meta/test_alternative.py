@@ -14,9 +14,10 @@ from ..support.runner import SUITE, run_pytest
 
 TARGETS = {"as-is": "tests.fakes.alternative", "without-http": "tests.fakes.alternative:WithoutHttp"}
 #: The modules whose every test goes over HTTP.
-HTTP_MODULES = ("test_streaming.py", "test_streaming_answers.py", "test_streaming_credentials.py",
-                "test_streaming_failures.py", "test_http_encodings.py", "test_http_failures.py",
-                "test_wire_decoding.py", "test_wire_http.py")
+HTTP_MODULES = ("streaming/test_streaming.py", "streaming/test_streaming_answers.py",
+                "streaming/test_streaming_credentials.py", "streaming/test_streaming_failures.py",
+                "streaming/test_streaming_encodings.py", "streaming/test_streaming_http_edges.py",
+                "streaming/test_streaming_decoding.py", "wire/test_wire_http.py")
 
 
 @pytest.mark.slow
@@ -56,7 +57,7 @@ def test_alternative_implementation_passes_every_must_test(tmp_path, progress, t
     assert all("capability http" in test["message"] or "area(s)" in test["message"] for test in over_http)
     assert any("capability http" in test["message"] and "area" not in test["message"] for test in over_http)
     legs = {test["nodeid"].rsplit("[", 1)[-1].split("-")[0]: test for test in tests
-            if "test_cache_efficiency.py" in test["nodeid"]}
+            if "breakpoints/test_cache_efficiency.py" in test["nodeid"]}
     assert legs["anthropic"]["outcome"] == "passed" and legs["openai"]["outcome"] == legs["codex"]["outcome"] == \
         "skipped" and "wire" in legs["codex"]["message"], legs
     assert counts.get("passed", 0) > 800, counts

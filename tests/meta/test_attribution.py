@@ -9,23 +9,25 @@ from ..support.runner import SUITE, run_pytest
 
 CASES = {
     # a cap off by one: blamed on the cap, with the counts, not on a retry or a failed call's use
-    "cap-off-by-one": ("tests.fakes.mistakes:CapOffByOne", ["test_budget.py", "test_streaming.py", "test_handler.py"],
+    "cap-off-by-one": ("tests.fakes.mistakes:CapOffByOne", ["budget/test_budget.py", "streaming/test_streaming.py",
+                                                             "handler/test_handler.py"],
                        "budget.no-provider-call", {"budget.no-provider-call", "budget.zero-cap",
                                                    "budget.shared-counter", "budget.child-store",
                                                    "budget.exhausted-result", "handler.failure-consumes-use",
                                                    "budget.child-default-cap"},
                        "reached the provider"),
     # no stream-required retry: the counts of requests made, not "the retry was retried"
-    "missing-retry": ("tests.fakes.broken.wire:NoStreamRequiredRetry", ["test_streaming.py"],
+    "missing-retry": ("tests.fakes.broken.wire:NoStreamRequiredRetry", ["streaming/test_streaming.py"],
                       "streaming.stream-required-retry", {"streaming.stream-required-retry"}, "made 1 HTTP request"),
     # a wrong closing fence: the file block's frame, with the region that differs
-    "closing-fence": ("tests.fakes.mistakes:WrongClosingFence", ["test_files.py", "test_dedupe.py"],
+    "closing-fence": ("tests.fakes.mistakes:WrongClosingFence", ["files/test_files.py", "dedupe/test_dedupe.py"],
                       "files.render-format", None, "departs at character"),
     # a question capped before it is trimmed: the question's rules, not the order of the blocks
-    "question-capped-first": ("tests.fakes.mistakes:QuestionCappedBeforeTrim", ["test_question.py", "test_vectors.py"],
+    "question-capped-first": ("tests.fakes.mistakes:QuestionCappedBeforeTrim",
+                              ["question/test_question.py", "test_vectors.py"],
                               "question.cap", {"question.trim", "question.cap", "elision.byte-cut"}, "departs at"),
     # a child default cap of 2: budget.child-default-cap, not the shared counter
-    "child-default-cap": ("tests.fakes.mistakes:ChildDefaultTwo", ["test_budget.py", "test_vectors.py"],
+    "child-default-cap": ("tests.fakes.mistakes:ChildDefaultTwo", ["budget/test_budget.py", "test_vectors.py"],
                           "budget.child-default-cap", {"budget.child-default-cap", "budget.exhausted-result",
                                                        "budget.child-store", "budget.no-provider-call",
                                                        "handler.failure-consumes-use"}, "default cap"),

@@ -100,10 +100,10 @@ def test_cross_rule_figure_sorts_each_failure_by_the_rules_it_is_blamed_on():
     from ..support.cross_rule import classify
 
     entry = REGISTRY["request.prefix-stable-across-calls"]
-    node = "conformance/advisor_conformance/tests/test_request.py::test_x"
+    node = "conformance/advisor_conformance/tests/request/test_request.py::test_x"
     kinds = [classify({"nodeid": node, "failed_rules": rules}, entry) for rules in
              ([entry.rule], [*entry.also], [entry.rule, "flatten.args-json"], ["flatten.args-json"])]
-    snapshot = {"nodeid": "x/test_snapshots.py::test_rendered_request_matches_snapshot[a]",
+    snapshot = {"nodeid": "x/flatten/test_snapshots.py::test_rendered_request_matches_snapshot[a]",
                 "failed_rules": ["flatten.deterministic"]}
     assert kinds == ["precise", "precise", "over-broad", "misattributed"] and entry.also
     assert classify(snapshot, entry) == "dependency"

@@ -27,7 +27,7 @@ def test_a_capability_declined_under_its_area_or_not_answered_stops_the_run_firs
 def test_tests_over_http_skip_naming_the_capability():
     """An implementation without an HTTP client that says nothing of capabilities (no streaming, no wire) gets every
     handler and budget test over HTTP skipped, naming the capability http, while the same rules' other tests run."""
-    run = run_pytest(f"{SUITE}/test_handler_notes.py", f"{SUITE}/test_budget_failures.py",
+    run = run_pytest(f"{SUITE}/handler/test_handler_notes.py", f"{SUITE}/budget/test_budget_failures.py",
                      "--impl=tests.fakes.alternative:WithoutHttp", "-q", "-k", "over_http or http_call or cut_at")
     assert run.returncode == 0 and run.report is not None, run.stdout[-2000:] + run.stderr[-2000:]
     tests = run.report["tests"]
@@ -41,7 +41,8 @@ def test_a_failure_is_not_blamed_on_an_area_that_is_not_declared():
     """An implementation that offers http without declaring streaming, and streams every call, fails a handler test
     over HTTP on the handler's rule: the streaming rule its control names is of an undeclared area, and its row stays
     skipped."""
-    run = run_pytest(f"{SUITE}/test_handler_notes.py", "--impl=tests.fakes.partial:HttpWithoutStreamingAlwaysStreams",
+    run = run_pytest(f"{SUITE}/handler/test_handler_notes.py",
+                     "--impl=tests.fakes.partial:HttpWithoutStreamingAlwaysStreams",
                      "-q", "-k", "test_answer_over_http_is_trimmed")
     assert run.report is not None, run.stdout[-2000:] + run.stderr[-2000:]
     failed = run.failed_tests()

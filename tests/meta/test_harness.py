@@ -21,7 +21,7 @@ from ..support.runner import ROOT, SUITE, run_pytest
 
 FAULTY = f"cmd:{sys.executable} tests/fakes/faulty_harness.py"
 # A handful of quick tests from several areas, in a fixed order.
-SELECTION = [f"{SUITE}/test_elision.py", "-k", "strings_up_to or strings_over or marker_reports", "-p",
+SELECTION = [f"{SUITE}/elision/test_elision.py", "-k", "strings_up_to or strings_over or marker_reports", "-p",
              "no:randomly"]
 # Before any test the suite sends one probe per operation the declared areas need (the reference declares them all),
 # and one per capability they offer.

@@ -116,7 +116,7 @@ def test_python_adapter_skeleton_from_first_run_to_snapshots_and_xfails(venv, tm
     progress("new user: an xfails file")
     # A rule whose failures in the first run were blamed on it alone: listing it makes them expected failures.
     expected = sole_rule(report, failures)
-    (tmp_path / "xfails.txt").write_text(f"{expected}  # not yet\ntest_question.py::test_no_such_test\n")
+    (tmp_path / "xfails.txt").write_text(f"{expected}  # not yet\nquestion/test_question.py::test_no_such_test\n")
     stale = suite(venv, tmp_path, "--impl=myadvisor.advisor_adapter", "--xfails-file=xfails.txt", *FIRST_RUN)
     assert stale.returncode == 4, shown(stale)
     output = stale.stdout + stale.stderr

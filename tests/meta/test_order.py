@@ -22,13 +22,13 @@ def test_tests_are_collected_in_the_catalogue_order_of_their_rules():
         for nodeid in nodeids:
             rules_of.setdefault(nodeid, []).append(rule_id)
     collected = [line for line in run.stdout.splitlines() if "::" in line]
-    keys = [(int("test_snapshots.py" in nodeid), max(order[rule] for rule in rules_of[nodeid]))
+    keys = [(int("flatten/test_snapshots.py" in nodeid), max(order[rule] for rule in rules_of[nodeid]))
             for nodeid in collected]
     assert len(collected) == len(rules_of) > 500
     late = [(collected[i], collected[i + 1]) for i in range(len(keys) - 1) if keys[i] > keys[i + 1]]
     assert not late, f"tests out of the catalogue's order, e.g. {late[:3]}"
-    assert collected[0].split("::")[0].endswith("test_transcript.py"), collected[0]
-    assert all("test_snapshots.py" in nodeid for nodeid in collected[-7:]), collected[-7:]
+    assert collected[0].split("::")[0].endswith("transcript/test_transcript.py"), collected[0]
+    assert all("flatten/test_snapshots.py" in nodeid for nodeid in collected[-7:]), collected[-7:]
 
 
 def test_skeletons_first_failure_is_a_rule_of_its_simplest_area(tmp_path):

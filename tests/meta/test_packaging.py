@@ -33,7 +33,7 @@ def test_wheel_carries_fixtures_and_snapshots(installed):
     _, wheel = installed
     names = set(zipfile.ZipFile(wheel).namelist())
     for expected in ("advisor_reference/adapter.py", "advisor_conformance/rules.toml",
-                     "advisor_conformance/schema/protocol-v1.json", "advisor_conformance/tests/test_elision.py",
+                     "advisor_conformance/schema/protocol-v1.json", "advisor_conformance/tests/elision/test_elision.py",
                      "advisor_conformance/_data/fixtures/vectors/elision.json",
                      "advisor_conformance/_data/snapshots/reference/test_snapshots.ambr",
                      "advisor_conformance/_data/docs/rules.md", "advisor_conformance/_data/docs/harness.md",

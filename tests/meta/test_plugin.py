@@ -257,7 +257,7 @@ def test_helper_frames_are_hidden_from_tracebacks(elsewhere):
     run = run_pytest("--impl=tests.fakes.broken.shaping:MarkerOffByOne", "-q", "-k",
                      "test_marker_reports_the_true_length", cwd=elsewhere)
     assert run.returncode == 1, run.stdout[-2000:]
-    assert "test_elision.py:" in run.stdout
+    assert "elision/test_elision.py:" in run.stdout
     assert not any(f"{name}.py:" in run.stdout for name in ("checks", "shaping")), run.stdout[-3000:]
 
 

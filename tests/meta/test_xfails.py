@@ -6,8 +6,8 @@ from __future__ import annotations
 from ..support.runner import SUITE, run_pytest
 
 BROKEN = "--impl=tests.fakes.broken.shaping:MarkerOffByOne"  # breaks elision.marker-format only
-SELECT = [f"{SUITE}/test_elision.py", "-q"]
-NODE = "test_elision.py::test_marker_reports_the_true_length[1001]"
+SELECT = [f"{SUITE}/elision/test_elision.py", "-q"]
+NODE = "elision/test_elision.py::test_marker_reports_the_true_length[1001]"
 
 
 def _run(tmp_path, text, *args):
@@ -18,7 +18,13 @@ def _run(tmp_path, text, *args):
 
 
 def _outcomes(run, rule=None):
-    return {t["nodeid"].split("/")[-1]: t["outcome"] for t in run.report["tests"] if rule is None or rule in t["rules"]}
+    """Each test's outcome by its node ID inside the suite (``area/test_x.py::name``)."""
+    return {_inside_suite(t["nodeid"]): t["outcome"] for t in run.report["tests"] if rule is None or rule in t["rules"]}
+
+
+def _inside_suite(nodeid):
+    path, _, rest = nodeid.partition("::")
+    return f"{path.rpartition('tests/')[2]}::{rest}"
 
 
 def test_listed_rule_is_expected_to_fail(tmp_path):
@@ -66,7 +72,7 @@ def test_listed_node_id_covers_one_test(tmp_path):
     run = _run(tmp_path, f"{NODE}\n", BROKEN, "-m", 'rule(id="elision.marker-format")')
     by_node = _outcomes(run)
     assert by_node[NODE] == "xfailed"
-    assert by_node["test_elision.py::test_marker_reports_the_true_length[4096]"] == "failed"
+    assert by_node["elision/test_elision.py::test_marker_reports_the_true_length[4096]"] == "failed"
 
 
 def test_node_id_as_printed_from_an_installed_suite_is_accepted(tmp_path):

@@ -146,13 +146,15 @@ def test_new_failing_test_is_worse():
     assert [(c.id, c.old, c.direction) for c in comparison.tests] == [("tests/test_a.py::u", None, "worse")]
 
 
-def test_tests_match_across_the_folder_the_run_started_in():
-    """A test reported as tests/… by one run and conformance/advisor_conformance/tests/… by another is one test."""
+@pytest.mark.parametrize("module", ["test_a.py", "a/test_a.py"], ids=["top", "area-folder"])
+def test_tests_match_across_the_folder_the_run_started_in(module):
+    """A test reported as tests/… by one run and conformance/advisor_conformance/tests/… by another is one test, at
+    the top of the suite or in an area's folder."""
     rules = {"a.one": "passed"}
-    old = parse_run(report(rules, [("conformance/advisor_conformance/tests/test_a.py::t[1]", ["a.one"], "passed")]))
-    new = parse_run(report(rules, [("tests/test_a.py::t[1]", ["a.one"], "failed")]))
+    old = parse_run(report(rules, [(f"conformance/advisor_conformance/tests/{module}::t[1]", ["a.one"], "passed")]))
+    new = parse_run(report(rules, [(f"tests/{module}::t[1]", ["a.one"], "failed")]))
     comparison = compare_runs(old, new)
-    assert [(c.id, c.old, c.new) for c in comparison.tests] == [("tests/test_a.py::t[1]", "passed", "failed")]
+    assert [(c.id, c.old, c.new) for c in comparison.tests] == [(f"tests/{module}::t[1]", "passed", "failed")]
 
 
 def test_different_catalogues_are_noted():
@@ -214,7 +216,7 @@ def test_unreadable_input_exits_2_naming_the_file(tmp_path, capsys, content, whi
 def test_snapshot_to_review_is_neither_worse_nor_a_rule(tmp_path, capsys, outcome):
     """A snapshot that changed (or was never recorded) is listed as a review item with the command that accepts it;
     the rule it carries keeps its outcome, nothing counts as worse, and `compare` exits 0."""
-    node = "tests/test_snapshots.py::test_rendered_request_matches_snapshot[go]"
+    node = "tests/flatten/test_snapshots.py::test_rendered_request_matches_snapshot[go]"
     old = report({"flatten.deterministic": "passed"}, [(node, ["flatten.deterministic"], "passed")])
     new = report({"flatten.deterministic": "passed"}, [(node, ["flatten.deterministic"], outcome)])
     new["snapshots"] = {"changed": [], "not recorded": [], "accept": "python -m pytest --snapshot-update x"}

@@ -28,8 +28,8 @@ def test_every_rule_has_a_partition_and_every_class_a_deterministic_test(rule_te
     assert not found, f"{len(found)} partition problems:\n" + "\n".join(found[:200])
 
 
-COLLECTED = {"question.cap": ["tests/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]",
-                              "tests/test_question.py::test_question_cap_is_by_bytes_after_trimming",
+COLLECTED = {"question.cap": ["tests/question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]",
+                              "tests/question/test_question.py::test_question_cap_is_by_bytes_after_trimming",
                               "tests/test_vectors.py::test_golden_vector[question/question-4000-bytes]"]}
 
 
@@ -39,18 +39,20 @@ def _one(*tests: str, rule: str = "question.cap") -> list[str]:
 
 def test_deterministic_references_pass():
     """A parametrized test by its ID, a golden vector and a property by one of its labelled examples are accepted."""
-    assert _one("test_question.py::test_question_up_to_4000_bytes_is_whole[4000]",
+    assert _one("question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]",
                 "test_vectors.py::test_golden_vector[question/question-4000-bytes]",
-                "test_question.py::test_question_cap_is_by_bytes_after_trimming@question.cap:multibyte-split") == []
+                "question/test_question.py::test_question_cap_is_by_bytes_after_trimming@question.cap:multibyte-split"
+                ) == []
 
 
 @pytest.mark.parametrize("tests, named", [
     ((), "no deterministic test"),
-    (("test_question.py::test_question_up_to_4000_bytes_is_whole[4001]",), "[4001]"),
-    (("test_question.py::test_question_cap_is_by_bytes_after_trimming",), "explicit examples"),
-    (("test_question.py::test_question_cap_is_by_bytes_after_trimming@question.cap:nowhere",), "question.cap:nowhere"),
-    (("test_question.py::test_question_up_to_4000_bytes_is_whole[4000]@label",), "not a property"),
-    (("test_question.py::test_blank_question_leaves_nothing[empty]",), "no such test"),
+    (("question/test_question.py::test_question_up_to_4000_bytes_is_whole[4001]",), "[4001]"),
+    (("question/test_question.py::test_question_cap_is_by_bytes_after_trimming",), "explicit examples"),
+    (("question/test_question.py::test_question_cap_is_by_bytes_after_trimming@question.cap:nowhere",),
+     "question.cap:nowhere"),
+    (("question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]@label",), "not a property"),
+    (("question/test_question.py::test_blank_question_leaves_nothing[empty]",), "no such test"),
     (("question.py::whole",), "question.py::whole"),
 ], ids=["no-test", "unknown-parameter", "property-without-label", "unknown-label", "label-on-plain-test",
         "test-of-another-rule", "malformed"])
@@ -68,7 +70,7 @@ def test_rules_without_partition_and_partitions_without_rule_are_problems():
 
 def test_a_class_written_twice_is_a_problem():
     """Two classes of one rule with the same name are reported."""
-    ref = ("test_question.py::test_question_up_to_4000_bytes_is_whole[4000]",)
+    ref = ("question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]",)
     classes = (InputClass("question.cap", "at-cap", "a", ref), InputClass("question.cap", "at-cap", "b", ref))
     assert any("twice" in line for line in problems(["question.cap"], COLLECTED, {"question.cap": classes}))
 
@@ -133,8 +135,9 @@ def test_malformed_mistake_lists_are_rejected(tmp_path, text):
 
 def test_a_mistake_caught_by_a_test_of_another_rule_is_a_problem():
     """A mistake whose test does not carry the rule is reported; a property may be named whole."""
-    mistakes = {"question.cap": (Mistake("question.cap", "x", ("test_question.py::test_blank_question_leaves_nothing",)),
+    mistakes = {"question.cap": (Mistake("question.cap", "x",
+                                         ("question/test_question.py::test_blank_question_leaves_nothing",)),
                                  Mistake("question.cap", "y",
-                                         ("test_question.py::test_question_cap_is_by_bytes_after_trimming",)))}
+                                         ("question/test_question.py::test_question_cap_is_by_bytes_after_trimming",)))}
     found = mistake_problems(["question.cap"], COLLECTED, mistakes)
     assert len(found) == 1 and "mistakes[0]" in found[0], found

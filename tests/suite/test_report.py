@@ -349,7 +349,7 @@ def test_compare_adds_the_changes_and_marks_worse_cells():
 def test_snapshot_to_review_is_listed_apart_and_marks_no_rule(outcome):
     """A snapshot that changed (or was never recorded) is listed in a section of snapshots to review with the command
     that accepts it, and under its rule's cell with its own outcome; the rule's cell keeps the run's rule outcome."""
-    node = "tests/test_snapshots.py::test_rendered_request_matches_snapshot[go]"
+    node = "tests/flatten/test_snapshots.py::test_rendered_request_matches_snapshot[go]"
     data = report({"alpha.one": "passed"}, [(node, ["alpha.one"], outcome, "[snapshot changed] it changed")])
     data["snapshots"] = {"changed": [], "not recorded": [], "accept": "python -m pytest --snapshot-update t.py"}
     html = build(data)

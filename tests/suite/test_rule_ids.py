@@ -35,6 +35,8 @@ NOT_RULES = {
     # made-up IDs that tests of the suite's own machinery feed it, to show an unknown or misspelt rule is refused
     "elision.marker-formt", "elision.no-such-rule", "elision.nope", "elision.retired-rule", "files.cap",
     "question.gone", "question.kap",
+    # rules of the synthetic suites whose layout tests/suite/test_suite_layout.py checks
+    "streaming.a", "streaming.b", "wire.a", "wire.b", "wire.c", "wire.d",
 }
 #: A name after an area that makes a file name, not a rule (``question.toml``, ``wire.py``).
 EXTENSIONS = {"py", "toml", "json", "md", "txt", "go", "js", "mjs", "sse", "ambr", "html", "css", "ini", "tmpl"}

@@ -50,7 +50,7 @@ def test_rule_with_a_passing_test_besides_one_blamed_elsewhere_passes_and_counts
 @pytest.mark.parametrize("outcome", ["changed", "not recorded"])
 def test_snapshot_to_review_has_its_outcome_and_fails_no_rule(outcome):
     """A snapshot to review gets its own outcome and the command that accepts it; its rule is counted, not failed."""
-    node = "test_snapshots.py::test_rendered_request_matches_snapshot[go]"
+    node = "flatten/test_snapshots.py::test_rendered_request_matches_snapshot[go]"
     tally = _tally(_report(node, ["flatten.deterministic"], "failed", review=outcome, failed_rules=[],
                            checked_rules=[], accept="python -m pytest --snapshot-update x"),
                    _report("t.py::b", ["flatten.deterministic"]))

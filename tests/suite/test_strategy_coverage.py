@@ -37,10 +37,11 @@ DRAWS = 100
 def property_tests() -> dict[str, list[tuple[str, object]]]:
     """Rule -> its property tests, as (``module::name``, function), each drawing only from strategies."""
     out: dict[str, list[tuple[str, object]]] = defaultdict(list)
-    for info in pkgutil.iter_modules(suite.__path__):
-        if not info.name.startswith("test_"):
+    for info in pkgutil.walk_packages(suite.__path__, prefix=f"{suite.__name__}."):
+        if not info.name.rpartition(".")[2].startswith("test_"):
             continue
-        module = importlib.import_module(f"{suite.__name__}.{info.name}")
+        module = importlib.import_module(info.name)
+        path = info.name.removeprefix(f"{suite.__name__}.").replace(".", "/")  # area/test_x
         for name, function in vars(module).items():
             if not getattr(function, "is_hypothesis_test", False) or function.__module__ != module.__name__:
                 continue
@@ -49,7 +50,7 @@ def property_tests() -> dict[str, list[tuple[str, object]]]:
                 continue  # draws more inside the test: its inputs are not all in its arguments
             for mark in getattr(function, "pytestmark", []):
                 if mark.name == "rule":
-                    out[mark.kwargs["id"]].append((f"{info.name}.py::{name}", function))
+                    out[mark.kwargs["id"]].append((f"{path}.py::{name}", function))
     return dict(out)
 
 
@@ -64,9 +65,10 @@ def _draw(function, count: int) -> list[dict]:
         drawn.append(values)
 
     # The seed of a derandomized run comes from the function's digest: each property gets its own, so what one
-    # draws does not depend on which others were drawn before.
-    collect.hypothesis.inner_test._hypothesis_internal_add_digest = \
-        f"{function.__module__}.{function.__qualname__}".encode()
+    # draws does not depend on which others were drawn before. The digest names the module without its area's folder
+    # (as before the suite had one), so moving a test between folders does not change what its strategies draw.
+    module = f"{suite.__name__}.{function.__module__.rpartition('.')[2]}"
+    collect.hypothesis.inner_test._hypothesis_internal_add_digest = f"{module}.{function.__qualname__}".encode()
     with _without_local_constants():
         collect()
     return drawn

@@ -12,7 +12,7 @@ in one pytest session (``tests/support/matrix.py``), and sorts every failure by 
     python3 -m tests.support.cross_rule            # about 12 minutes on 2 cores; exit 1 if a failure is misattributed
     python3 -m tests.support.cross_rule --save FILE       # ... and keep the outcomes
     python3 -m tests.support.cross_rule --outcomes FILE   # classify the outcomes of an earlier run
-    python3 -m tests.support.cross_rule --tests conformance/advisor_conformance/tests/test_question.py  # one module
+    python3 -m tests.support.cross_rule --tests conformance/advisor_conformance/tests/question/test_question.py  # one module
 """
 
 from __future__ import annotations
@@ -32,11 +32,12 @@ from .runner import ROOT, SUITE, run_pytest
 #: Tests that judge a whole rendered request or a whole session, so that any change of a request fails them by
 #: design: a failure there is a documented dependency of every rule, not a cascade.
 DEPENDENT_TESTS: dict[str, str] = {
-    "test_snapshots.py::test_rendered_request_matches_snapshot":
+    "flatten/test_snapshots.py::test_rendered_request_matches_snapshot":
         "the snapshot tests are the regression net of a user's own prompts: they fail on every change to a "
         "rendered request (here the broken implementations are held to the reference's snapshots)",
-    "test_cache_efficiency.py::": "breakpoints.cache-efficiency measures the cache saving over whole sessions: any "
-                                  "change that makes a request's prefix differ between calls lowers it",
+    "breakpoints/test_cache_efficiency.py::":
+        "breakpoints.cache-efficiency measures the cache saving over whole sessions: any "
+        "change that makes a request's prefix differ between calls lowers it",
 }
 KINDS = ("precise", "over-broad", "misattributed", "dependency")
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from .._reporting import REPORT_FORMAT, REVIEW_OUTCOMES, RULE_OUTCOMES, TEST_OUTCOMES
 
-_SUITE_TESTS = re.compile(r"^(?:.*/)?tests/(?=[^/]+\.py::)")
+_SUITE_TESTS = re.compile(r"^(?:[^:]*/)?tests/(?=(?:[^/:]+/)*[^/:]+\.py::)")  # up to the suite: area/test_x.py::
 
 
 class ReportInputError(ValueError):
@@ -42,8 +42,8 @@ def clean_text(value: Any) -> str:
 def node_key(nodeid: str) -> str:
     """The node ID without the folder of the suite's tests, so runs started from different directories match.
 
-    ``advisor-conformance run`` reports ``tests/test_elision.py::t``, a pytest run in this repository
-    ``conformance/advisor_conformance/tests/test_elision.py::t``: both are ``test_elision.py::t``.
+    ``advisor-conformance run`` reports ``tests/elision/test_elision.py::t``, a pytest run in this repository
+    ``conformance/advisor_conformance/tests/elision/test_elision.py::t``: both are ``elision/test_elision.py::t``.
     """
     return _SUITE_TESTS.sub("", nodeid, count=1)
 

@@ -27,9 +27,10 @@ from advisor_reference.wire import WIRES, HttpProvider, StreamState
 from . import breaks
 from .wire import preprocessed, wire_variant
 
-#: The module of the call-path carriage tests: the variants of rules with many slow HTTP or workspace tests run
+#: The modules of the call-path carriage tests: the variants of rules with many slow HTTP or workspace tests run
 #: against it alone (their rules' other tests run against the rules' first broken implementations).
-RUNTIME = ("test_carriage_runtime.py",)
+RUNTIME = ("test_workspace_carriage.py", "test_handler_carriage.py", "test_streaming_carriage.py",
+           "test_wire_carriage_http.py")
 
 nfc = functools.partial(unicodedata.normalize, "NFC")
 nfd = functools.partial(unicodedata.normalize, "NFD")

@@ -1,0 +1,1 @@
+"""Conformance tests of the breakpoints area: Anthropic cache breakpoints (breakpoints.* rules)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the budget area: use budget (budget.* rules)."""

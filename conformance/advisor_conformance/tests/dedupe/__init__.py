@@ -1,0 +1,1 @@
+"""Conformance tests of the dedupe area: dedupe of files against full reads (dedupe.* rules)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the elision area: elision of tool-call argument strings (elision.* rules)."""

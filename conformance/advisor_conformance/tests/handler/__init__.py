@@ -1,0 +1,1 @@
+"""Conformance tests of the handler area: handler: order of steps, uses and the returned note (handler.* rules)."""

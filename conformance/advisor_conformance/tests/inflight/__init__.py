@@ -1,0 +1,1 @@
+"""Conformance tests of the inflight area: in-flight message (inflight.* rules)."""

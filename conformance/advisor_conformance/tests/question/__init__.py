@@ -1,0 +1,1 @@
+"""Conformance tests of the question area: caller's question (question.* rules)."""

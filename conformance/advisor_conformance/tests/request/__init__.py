@@ -1,0 +1,1 @@
+"""Conformance tests of the request area: request shape (request.* rules)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the streaming area: streaming, the stream-required retry and the result (streaming.* rules)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the tool area: advisor tool and its input (tool.* rules)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the transcript area: transcript model (transcript.* rules)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the transport area: transport sessions and cache keys (transport.* rules)."""

@@ -1,0 +1,1 @@
+"""Conformance tests of the wire area: provider request encodings (wire.* rules)."""

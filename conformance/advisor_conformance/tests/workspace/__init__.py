@@ -1,0 +1,1 @@
+"""Conformance tests of the workspace area: loading files from the workspace (workspace.* rules)."""
