@@ -31,29 +31,45 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from . import catalogue, checks, oracle, scenarios, shaping, strategies, vectors, wire, workspace
-from ._implementation import Implementation, TargetError, load_target
-from ._protocol import PROTOCOL_VERSION, ContractError
-from .checks import RuleViolation, answer_of, check, check_equal, violation
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "PROTOCOL_VERSION",
-    "ContractError",
-    "Implementation",
-    "RuleViolation",
-    "TargetError",
-    "answer_of",
-    "catalogue",
-    "check",
-    "check_equal",
-    "checks",
-    "load_target",
-    "oracle",
-    "scenarios",
-    "shaping",
-    "strategies",
-    "vectors",
-    "violation",
-    "wire",
-    "workspace",
-]
+# The public names, each with the module that defines it: loaded on first access (PEP 562), so that
+# ``advisor-conformance rules`` or ``--version`` does not import hypothesis, pytest-httpserver or werkzeug.
+_SUBMODULES = ("catalogue", "checks", "oracle", "scenarios", "shaping", "strategies", "vectors", "wire",
+               "workspace")
+_NAMES = {
+    "ContractError": "._protocol",
+    "Implementation": "._implementation",
+    "PROTOCOL_VERSION": "._protocol",
+    "RuleViolation": ".checks",
+    "TargetError": "._implementation",
+    "answer_of": ".checks",
+    "check": ".checks",
+    "check_equal": ".checks",
+    "load_target": "._implementation",
+    "violation": ".checks",
+}
+
+__all__ = sorted([*_NAMES, *_SUBMODULES])
+
+if TYPE_CHECKING:
+    from . import catalogue, checks, oracle, scenarios, shaping, strategies, vectors, wire, workspace
+    from ._implementation import Implementation, TargetError, load_target
+    from ._protocol import PROTOCOL_VERSION, ContractError
+    from .checks import RuleViolation, answer_of, check, check_equal, violation
+
+
+def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        value: Any = import_module(f".{name}", __name__)
+    elif name in _NAMES:
+        value = getattr(import_module(_NAMES[name], __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
