@@ -27,9 +27,8 @@ from hypothesis import HealthCheck, Phase, settings
 from _advisor_conformance_pytestplugin import ENVIRONMENT_VARIABLE, named_target, target_of
 
 from . import _collect, _markers, _terminal, _xfails
-from ._cli.run import RUN_INI
 from ._implementation import Implementation, TargetError, load_target
-from ._paths import TESTS_DIR
+from ._paths import RUN_INI, TESTS_DIR
 from . import _needs
 from ._protocol import AREA_OPERATIONS, CAPABILITIES
 from ._reporting import RuleTally, get_property, put_property

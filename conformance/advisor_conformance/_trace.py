@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from ._paths import pytest_args
+
 #: ``rule: a.b`` or ``rules: a.b, c.d`` in a comment or docstring.
 TAG = re.compile(r"\brules?: ([a-z][a-z0-9]*\.[a-z0-9-]+(?:(?:, | and | / )[a-z][a-z0-9]*\.[a-z0-9-]+)*)")
 _SEPARATOR = re.compile(r", | and | / ")
@@ -76,8 +78,6 @@ COLLECT_TIMEOUT_S = 600
 
 def collect_rule_tests() -> dict[str, list[str]]:
     """Rule ID → node IDs of the collected tests that carry it (a collection-only run of the suite)."""
-    from ._cli.run import pytest_args
-
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "collect.json"
         command = [sys.executable, "-m", "pytest", *pytest_args("reference", ["--collect-only", "-q",

@@ -6,7 +6,7 @@ import argparse
 import subprocess
 import sys
 
-from .._paths import PACKAGE_DIR, TESTS_DIR
+from .._paths import pytest_args
 
 NAME = "run"
 ORDER = 10
@@ -21,7 +21,6 @@ The run does not read the pytest configuration of the directory it starts in.
   advisor-conformance run --impl 'cmd:node harness.js' --rule-report rules.json
 """
 PASSES_EXTRA = True
-RUN_INI = PACKAGE_DIR / "pytest-run.ini"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,13 +28,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="implementation to test: 'package.module[:object]' naming a Python adapter, "
                              "'cmd:COMMAND LINE' starting a harness, or 'reference'; default: "
                              "$ADVISOR_CONFORMANCE_IMPL, else the reference")
-
-
-def pytest_args(target: str | None, extra: list[str]) -> list[str]:
-    """The pytest arguments that run the installed suite against ``target`` (None: the environment variable, else the
-    reference, from the run's own ini file), isolated from the local config."""
-    named = [] if target is None else [f"--impl={target}"]
-    return [str(TESTS_DIR), *named, "-c", str(RUN_INI), f"--rootdir={PACKAGE_DIR}", *extra]
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
