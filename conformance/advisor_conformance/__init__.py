@@ -14,7 +14,9 @@ The public surface, what the conformance tests and your own tests import
   :mod:`~advisor_conformance.wire` (``encode``, and the providers' wire rules),
   :mod:`~advisor_conformance.workspace` (the working directories of scenarios);
 * an implementation under test: :class:`Implementation`, :func:`load_target`, :class:`ContractError`,
-  :class:`TargetError`.
+  :class:`TargetError`;
+* :class:`Adapter`: the ``typing.Protocol`` a Python adapter satisfies (one method per operation; the skeleton
+  ``advisor-conformance init --python`` writes is checked against it: ``adapter: Adapter = MyAdapter()``).
 
 The machinery behind it: ``_protocol`` (the operations and their schemas), ``_transport`` (in process and
 JSON lines to a harness), ``_implementation`` (``--impl`` targets), ``_harness`` (the harness side for a
@@ -39,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 _SUBMODULES = ("catalogue", "checks", "oracle", "scenarios", "shaping", "strategies", "vectors", "wire",
                "workspace")
 _NAMES = {
+    "Adapter": "._protocol",
     "ContractError": "._protocol",
     "Implementation": "._implementation",
     "PROTOCOL_VERSION": "._protocol",
@@ -56,7 +59,7 @@ __all__ = sorted([*_NAMES, *_SUBMODULES])
 if TYPE_CHECKING:
     from . import catalogue, checks, oracle, scenarios, shaping, strategies, vectors, wire, workspace
     from ._implementation import Implementation, TargetError, load_target
-    from ._protocol import PROTOCOL_VERSION, ContractError
+    from ._protocol import PROTOCOL_VERSION, Adapter, ContractError
     from .checks import RuleViolation, answer_of, check, check_equal, violation
 
 

@@ -16,13 +16,13 @@ import re
 import sys
 from typing import IO, Any
 
-from ._protocol import OPERATIONS, PROTOCOL_VERSION
+from ._protocol import OPERATIONS, PROTOCOL_VERSION, Adapter
 
 _SEQ_FIRST = re.compile(r'\s*\{\s*"seq"\s*:\s*')
 _UNREADABLE = object()
 
 
-def serve(adapter: Any, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
+def serve(adapter: Adapter, stdin: IO[str] | None = None, stdout: IO[str] | None = None) -> int:
     """Answer harness requests with a Python adapter until ``stop`` or the end of input."""
     if stdin is None:
         stdin = _utf8(sys.stdin, "replace")

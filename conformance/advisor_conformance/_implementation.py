@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._bounded import excerpt
-from ._protocol import (AREA_CAPABILITIES, AREA_OPERATIONS, CAPABILITIES, OPTION_DEFAULTS, PROBES, ContractError,
-                        capability_probe, schema_errors)
+from ._protocol import (AREA_CAPABILITIES, AREA_OPERATIONS, CAPABILITIES, OPTION_DEFAULTS, PROBES, Adapter,
+                        ContractError, capability_probe, schema_errors)
 from ._transport import InProcessTransport, SubprocessTransport, Transport
 
 BUILTIN_TARGETS = {"reference": "advisor_reference.adapter:adapter"}
+#: The methods of :class:`~._protocol.Adapter` an object must have to load as one; it may leave the others out.
+REQUIRED_OPERATIONS = ("describe",)
 
 
 class TargetError(ValueError):
@@ -143,7 +145,7 @@ def load_target(target: str, *, harness_timeout: float = 60.0, cwd: str | None =
                 origin: str | None = None) -> Implementation:
     """Load an ``--impl`` target: ``reference``, ``package.module[:object]`` or ``cmd:<command line>``.
 
-    The object (``adapter`` when not named) is an adapter instance, or a class
+    The object (``adapter`` when not named) is an adapter instance (:class:`~._protocol.Adapter`), or a class
     or factory that makes one when called without arguments; it is imported
     with ``cwd`` (when given) on the path, as ``python -m`` would. A ``cmd:``
     target is a harness process speaking the protocol over stdin and stdout,
@@ -182,9 +184,10 @@ def load_target(target: str, *, harness_timeout: float = 60.0, cwd: str | None =
             raise TargetError(f"{module_name!r} has no attribute {attribute!r} ({origin})") from None
     if isinstance(obj, type) or (callable(obj) and not hasattr(obj, "describe")):
         obj = obj()
-    missing = [op for op in ("describe",) if not callable(getattr(obj, op, None))]
+    missing = [op for op in REQUIRED_OPERATIONS if not callable(getattr(obj, op, None))]
     if missing:
         raise TargetError(f"{spec} ({origin}) is not an adapter: it has no {', '.join(missing)} method")
-    implementation = Implementation(target=target, transport=InProcessTransport(obj, label=spec))
+    adapter: Adapter = obj  # a partial adapter too: an operation it leaves out is answered unsupported_op
+    implementation = Implementation(target=target, transport=InProcessTransport(adapter, label=spec))
     implementation.describe()
     return implementation

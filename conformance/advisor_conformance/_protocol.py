@@ -18,14 +18,15 @@ operations and their JSON Schemas are in ``schema/protocol-v1.json``:
                      headers without credentials, JSON body).
 
 The same operations travel two ways (:mod:`._transport`): in process to a
-Python adapter, and as JSON lines to a harness process (``schema/harness-v1.json``).
+Python adapter (:class:`Adapter`, one method per operation), and as JSON lines
+to a harness process (``schema/harness-v1.json``).
 """
 
 from __future__ import annotations
 
 import json
 from functools import cache
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import jsonschema
 from referencing import Registry, Resource
@@ -107,6 +108,40 @@ class ContractError(Exception):
     def __init__(self, message: str, answer: Any = None) -> None:
         super().__init__(message)
         self.answer = answer
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """A Python adapter: what ``--impl=package.module[:object]`` names, one method per operation of
+    :data:`OPERATIONS`.
+
+    Each method takes the operation's ``params`` (a fresh JSON object, which it must not keep) and returns its
+    answer, a JSON object; a failure the spec calls an error is an answer (``{"error": {...}}``), never an
+    exception. An object that leaves an operation out still loads (only ``describe`` is required): the suite
+    answers the missing one ``unsupported_op``, so the tests of the areas that need it cannot run. A type checker
+    checks a full adapter against this protocol (``adapter: Adapter = MyAdapter()``); at run time
+    ``isinstance(obj, Adapter)`` says whether ``obj`` has every method (not their signatures).
+    """
+
+    def describe(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``{}`` → name, version, language, protocol, areas, declared strings, options, capabilities."""
+        ...
+
+    def shape(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A snapshot, a question and loaded files → the messages of the advisor request."""
+        ...
+
+    def tool_definition(self, params: dict[str, Any]) -> dict[str, Any]:
+        """``{}`` → the advisor tool as offered to the model."""
+        ...
+
+    def scenario(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A runtime, a working directory and a script of calls → what each call did and every request made."""
+        ...
+
+    def encode(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A provider kind and a provider-neutral request → the HTTP request."""
+        ...
 
 
 @cache

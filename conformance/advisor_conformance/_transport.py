@@ -51,7 +51,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ._bounded import cap_lines, excerpt
-from ._protocol import PROTOCOL_VERSION, ContractError, message_errors
+from ._protocol import PROTOCOL_VERSION, Adapter, ContractError, message_errors
 
 DEFAULT_TIMEOUT = 60.0
 #: The stderr tail attached to failures: at most this many lines, this many bytes, each line cut at this length.
@@ -90,7 +90,9 @@ def _json_round_trip(value: Any, what: str) -> Any:
 class InProcessTransport:
     """Calls a Python adapter object's methods, with a JSON round trip on both sides."""
 
-    def __init__(self, adapter: Any, label: str) -> None:
+    def __init__(self, adapter: Adapter, label: str) -> None:
+        """``adapter`` may leave operations out (only ``describe`` is required): a call of one is answered
+        ``unsupported_op``."""
         self.adapter = adapter
         self.label = label
 
