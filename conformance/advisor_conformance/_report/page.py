@@ -310,6 +310,70 @@ def _reviews_html(runs: list[Run]) -> str:
             "The run fails until it is accepted (or the implementation mended).</p>" + "".join(parts) + "</section>")
 
 
+def _run_header(index: int, run: Run) -> str:
+    """The column head of a run: its number, implementation, target, date, file, and tests run."""
+    duration = run.meta.get("duration_s")
+    tests = sum((run.data.get("counts") or {}).get("tests", {}).values()) if run.data.get("counts") else \
+        len(run.tests)
+    detail = [run.target, _when(run.started) if run.started else "", PurePath(run.path).name]
+    sub = "".join(f'<span class="sub">{_e(text)}</span>' for text in detail if text)
+    extra = f"{tests} tests" + (f" in {duration:.0f} s" if isinstance(duration, int | float) else "")
+    return (f'<th scope="col" class="run" data-run="{index}"><button type="button" class="runinfo" '
+            f'data-run-info="{index}" title="{_e(run.describe())}"><span class="num">#{index + 1}</span> '
+            f'<span class="impl">{_e(run.name)}</span></button>{sub}<span class="sub">{_e(extra)}</span>'
+            "</th>")
+
+
+def _run_totals(index: int, groups: list[tuple[str, str, list[_Rule]]], present: dict[str, Any]) -> str:
+    """The totals cell of a run: how many of the matrix's rules have each outcome."""
+    tally: dict[str, int] = {}
+    for _area, _title, members in groups:
+        for rule in members:
+            outcome = present[rule.id]["outcome"] if rule.id in present else "absent"
+            tally[outcome] = tally.get(outcome, 0) + 1
+    spans = "".join(f'<span class="t {_css_class(outcome)}" title="{_e(label)}">'
+                    f'<span aria-hidden="true">{symbol}</span> {tally[outcome]}'
+                    f'<span class="sr"> {_e(label)}</span></span>'
+                    for outcome, (symbol, label) in OUTCOMES.items() if tally.get(outcome))
+    return f'<td class="total" data-run="{index}" data-total="{sum(tally.values())}">{spans}</td>'
+
+
+def _rule_row(rule: _Rule, runs: list[Run], rows_of: list[dict[str, Any]], change_of: list[dict[str, str]]) -> str:
+    """A rule's row: its ID, level and tag, one cell per run (outcome, counts, change), its statement."""
+    outcomes = [rows_of[i][rule.id]["outcome"] if rule.id in rows_of[i] else "absent" for i in range(len(runs))]
+    passed = all(outcome == "passed" for outcome in outcomes)
+    unknown = "" if rule.known else ' <span class="unknown" title="not in the installed catalogue">unknown</span>'
+    row_class = "" if rule.known else ' class="unknown-rule"'
+    cells = []
+    for i, outcome in enumerate(outcomes):
+        counts = _counts(rows_of[i].get(rule.id))
+        change = change_of[i].get(rule.id, "")
+        change = change if change in ("worse", "better") else ""
+        mark = {"worse": '<span class="chg">▼</span>',
+                "better": '<span class="chg">▲</span>'}.get(change, "")
+        label = _cell_label(rule.id, i, runs[i], outcome, counts, change)
+        cells.append(f'<td class="cell {_css_class(outcome)}{" " + change if change else ""}" '
+                     f'data-outcome="{outcome}" data-run="{i}"><button aria-label="{_e(label)}">'
+                     f'<span class="sym">{OUTCOMES[outcome][0]}</span>'
+                     f'<span class="n">{_cell_text(outcome, counts)}</span>{mark}</button></td>')
+    return (f'<tr id="r-{_e(rule.id)}" data-rule="{_e(rule.id)}" data-level="{_e(rule.level)}" '
+            f'data-all-passed="{"1" if passed else "0"}"{row_class}>'
+            f'<th scope="row" class="rule"><code>{_e(rule.id)}</code>{unknown}</th>'
+            f'<td class="lvl lvl-{_e(rule.level)}">{_e(rule.level)}</td><td class="tag">{_e(rule.tag)}</td>'
+            + "".join(cells) + f'<td class="stmt">{_e(rule.statement)}</td></tr>')
+
+
+def _notes(runs: list[Run], catalogue: Catalogue, limit: int) -> list[str]:
+    """The notes above the matrix: another catalogue in some run, and where messages are cut."""
+    catalogues = sorted({run.catalogue for run in runs if run.catalogue} - {catalogue.version})
+    notes = []
+    if catalogues:
+        notes.append(f"Some runs used another rule catalogue ({', '.join(catalogues)}) than the installed one "
+                     f"({catalogue.version}): statements are the installed ones; rules it lacks are marked unknown.")
+    notes.append(f"Each test's message is cut at {limit:,} characters here; the JSON reports keep them whole.")
+    return notes
+
+
 def build_page(runs: list[Run], *, catalogue: Catalogue | None = None, compare: bool = False,
                title: str | None = None, generated: datetime | None = None) -> str:
     """The HTML page of ``runs`` (one column each, in order); with ``compare``, changes from the first run."""
@@ -328,75 +392,22 @@ def build_page(runs: list[Run], *, catalogue: Catalogue | None = None, compare: 
 
     columns = 3 + len(runs) + 1
     head = ['<tr><th scope="col" class="rule">Rule</th><th scope="col" class="lvl">Level</th>'
-            '<th scope="col" class="tag">Tag</th>']
-    totals = ['<tr class="totals"><th scope="row" colspan="3">Rules by outcome</th>']
-    for index, run in enumerate(runs):
-        meta = run.meta
-        duration = meta.get("duration_s")
-        tests = sum((run.data.get("counts") or {}).get("tests", {}).values()) if run.data.get("counts") else \
-            len(run.tests)
-        detail = [run.target, _when(run.started) if run.started else "", PurePath(run.path).name]
-        sub = "".join(f'<span class="sub">{_e(text)}</span>' for text in detail if text)
-        extra = f"{tests} tests" + (f" in {duration:.0f} s" if isinstance(duration, int | float) else "")
-        head.append(f'<th scope="col" class="run" data-run="{index}"><button type="button" class="runinfo" '
-                    f'data-run-info="{index}" title="{_e(run.describe())}"><span class="num">#{index + 1}</span> '
-                    f'<span class="impl">{_e(run.name)}</span></button>{sub}<span class="sub">{_e(extra)}</span>'
-                    "</th>")
-        tally: dict[str, int] = {}
-        present = rows_of[index]
-        for _area, _title, members in groups:
-            for rule in members:
-                outcome = present[rule.id]["outcome"] if rule.id in present else "absent"
-                tally[outcome] = tally.get(outcome, 0) + 1
-        spans = "".join(f'<span class="t {_css_class(outcome)}" title="{_e(label)}">'
-                        f'<span aria-hidden="true">{symbol}</span> {tally[outcome]}'
-                        f'<span class="sr"> {_e(label)}</span></span>'
-                        for outcome, (symbol, label) in OUTCOMES.items() if tally.get(outcome))
-        totals.append(f'<td class="total" data-run="{index}" data-total="{sum(tally.values())}">{spans}</td>')
-    head.append('<th scope="col" class="stmt">Statement</th></tr>')
-    totals.append('<td class="stmt"></td></tr>')
-
+            '<th scope="col" class="tag">Tag</th>', *(_run_header(i, run) for i, run in enumerate(runs)),
+            '<th scope="col" class="stmt">Statement</th></tr>']
+    totals = ['<tr class="totals"><th scope="row" colspan="3">Rules by outcome</th>',
+              *(_run_totals(i, groups, rows_of[i]) for i in range(len(runs))), '<td class="stmt"></td></tr>']
     body = []
     for area, area_title, members in groups:
         body.append(f'<tbody data-area="{_e(area)}"><tr class="area"><th scope="rowgroup" colspan="{columns}">'
                     f'{_e(area_title)} <span class="areaid">{_e(area)} · {len(members)} '
                     f'rule{"s" * (len(members) != 1)}</span></th></tr>')
-        for rule in members:
-            outcomes = [rows_of[i][rule.id]["outcome"] if rule.id in rows_of[i] else "absent"
-                        for i in range(len(runs))]
-            passed = all(outcome == "passed" for outcome in outcomes)
-            unknown = ("" if rule.known
-                       else ' <span class="unknown" title="not in the installed catalogue">unknown</span>')
-            row_class = "" if rule.known else ' class="unknown-rule"'
-            cells = []
-            for i, outcome in enumerate(outcomes):
-                counts = _counts(rows_of[i].get(rule.id))
-                change = change_of[i].get(rule.id, "")
-                change = change if change in ("worse", "better") else ""
-                mark = {"worse": '<span class="chg">▼</span>',
-                        "better": '<span class="chg">▲</span>'}.get(change, "")
-                label = _cell_label(rule.id, i, runs[i], outcome, counts, change)
-                cells.append(f'<td class="cell {_css_class(outcome)}{" " + change if change else ""}" '
-                             f'data-outcome="{outcome}" data-run="{i}"><button aria-label="{_e(label)}">'
-                             f'<span class="sym">{OUTCOMES[outcome][0]}</span>'
-                             f'<span class="n">{_cell_text(outcome, counts)}</span>{mark}</button></td>')
-            body.append(f'<tr id="r-{_e(rule.id)}" data-rule="{_e(rule.id)}" data-level="{_e(rule.level)}" '
-                        f'data-all-passed="{"1" if passed else "0"}"{row_class}>'
-                        f'<th scope="row" class="rule"><code>{_e(rule.id)}</code>{unknown}</th>'
-                        f'<td class="lvl lvl-{_e(rule.level)}">{_e(rule.level)}</td><td class="tag">{_e(rule.tag)}</td>'
-                        + "".join(cells) + f'<td class="stmt">{_e(rule.statement)}</td></tr>')
+        body += [_rule_row(rule, runs, rows_of, change_of) for rule in members]
         body.append("</tbody>")
 
     area_options = "".join(f'<option value="{_e(area)}">{_e(area_title)}</option>' for area, area_title, _ in groups)
     legend = "".join(f'<li><span class="swatch {_css_class(outcome)}" aria-hidden="true">{symbol}</span> '
                      f'{_e(label)}</li>'
                      for outcome, (symbol, label) in OUTCOMES.items())
-    catalogues = sorted({run.catalogue for run in runs if run.catalogue} - {catalogue.version})
-    notes = []
-    if catalogues:
-        notes.append(f"Some runs used another rule catalogue ({', '.join(catalogues)}) than the installed one "
-                     f"({catalogue.version}): statements are the installed ones; rules it lacks are marked unknown.")
-    notes.append(f"Each test's message is cut at {limit:,} characters here; the JSON reports keep them whole.")
     data = {
         "catalogue": catalogue.version,
         "limit": limit,
@@ -418,7 +429,7 @@ def build_page(runs: list[Run], *, catalogue: Catalogue | None = None, compare: 
         "DATA": script_json(data),
         "GENERATED": _e(f"Built {generated.strftime('%Y-%m-%d %H:%M UTC')} by advisor-conformance {__version__}; "
                         f"installed catalogue {catalogue.version}."),
-        "NOTES": "".join(f"<p class=\"note\">{_e(note)}</p>" for note in notes),
+        "NOTES": "".join(f"<p class=\"note\">{_e(note)}</p>" for note in _notes(runs, catalogue, limit)),
         "AREAS": area_options,
         "LEGEND": legend,
         "HEAD": "".join(head) + "".join(totals),
