@@ -6,7 +6,7 @@
 
 from hypothesis import settings
 
-from advisor_conformance._plugin import CI_PROFILE, EXPLORE_PROFILE, register_profiles
+from advisor_conformance._pytest_plugin.plugin import CI_PROFILE, EXPLORE_PROFILE, register_profiles
 
 register_profiles()
 settings.register_profile("ci", parent=settings.get_profile(CI_PROFILE))

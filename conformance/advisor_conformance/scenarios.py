@@ -12,14 +12,14 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ._loopback import Reply, expected_answers, recorded_answer, refused_url
+from ._contract.loopback import Reply, expected_answers, recorded_answer, refused_url
 from .checks import answer_of, check, refusal, violation
 
 __all__ = [
     "SNAPSHOT", "Reply", "budget_note", "call", "check_cap_holds", "check_use_kept", "declared", "error_of", "expected_answers", "failure", "mentions", "note_pattern",
     "recorded_answer", "refused_url", "reply", "requests_of", "result_of", "run", "scenario",
 ]
-from ._implementation import Implementation
+from ._contract.implementation import Implementation
 
 SNAPSHOT = [
     {"role": "system", "content": "You are a coding agent."},

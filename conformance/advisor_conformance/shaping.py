@@ -9,9 +9,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._contract.implementation import Implementation
 from ._excerpts import first_difference, parting, region
 from .checks import answer_of, check, refusal, violation
-from ._implementation import Implementation
 
 Messages = list[dict[str, str]]
 

@@ -31,46 +31,46 @@ Two small notations keep big values readable (see ``fixtures/README.md``):
   ``name`` (``{{guidance_request}}``, ``{{inflight_label}}``, ...), so the
   expected output is compared byte for byte whatever the wording.
 
-The work is done in three private modules, one job each: ``_vector_loading`` (the files, macros and placeholders),
-``_vector_comparison`` (an expected value against an answer) and ``_vector_attribution`` (from differences to
+The work is done in three private modules, one job each: ``_judging.vector_loading`` (the files, macros and placeholders),
+``_judging.vector_comparison`` (an expected value against an answer) and ``_judging.vector_attribution`` (from differences to
 rules); this module is their public face.
 """
 
 from __future__ import annotations
 
-from ._vector_attribution import (
-                                  DECLARED_RULES,
-                                  FIELD_RULES,
-                                  FINAL_MESSAGE_AREAS,
-                                  attribute,
-                                  covers,
-                                  declared_rule,
-                                  frame_rule,
-                                  marker_rule,
-                                  message_rules,
-                                  refused,
-                                  request_field_rule,
-                                  separator_rule,
+from ._judging.vector_attribution import (
+    DECLARED_RULES,
+    FIELD_RULES,
+    FINAL_MESSAGE_AREAS,
+    attribute,
+    covers,
+    declared_rule,
+    frame_rule,
+    marker_rule,
+    message_rules,
+    refused,
+    request_field_rule,
+    separator_rule,
 )
-from ._vector_comparison import (
-                                  HEX32,
-                                  ORIGIN_ENCODING,
-                                  Difference,
-                                  canonical_tool_calls,
-                                  difference,
-                                  differences,
+from ._judging.vector_comparison import (
+    HEX32,
+    ORIGIN_ENCODING,
+    Difference,
+    canonical_tool_calls,
+    difference,
+    differences,
 )
-from ._vector_loading import (
-                                  MATCHERS,
-                                  PLACEHOLDER,
-                                  Case,
-                                  VectorError,
-                                  expand,
-                                  fill,
-                                  load_all,
-                                  load_file,
-                                  parse_pattern,
-                                  vector_files,
+from ._judging.vector_loading import (
+    MATCHERS,
+    PLACEHOLDER,
+    Case,
+    VectorError,
+    expand,
+    fill,
+    load_all,
+    load_file,
+    parse_pattern,
+    vector_files,
 )
 
 __all__ = [

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from advisor_conformance import Adapter
-from advisor_conformance._cli import main
-from advisor_conformance._protocol import OPERATIONS
+from advisor_conformance._tools.cli import main
+from advisor_conformance._contract.protocol import OPERATIONS
 from advisor_reference.adapter import ReferenceAdapter
 
 CONFORMANCE_DIR = Path(__file__).resolve().parents[2] / "conformance"
@@ -50,7 +50,7 @@ MYPY_CONFIG = """\
 [mypy]
 follow_imports = skip
 ignore_missing_imports = True
-[mypy-advisor_conformance,advisor_conformance._protocol,advisor_reference.adapter]
+[mypy-advisor_conformance,advisor_conformance._contract.protocol,advisor_reference.adapter]
 follow_imports = silent
 """
 

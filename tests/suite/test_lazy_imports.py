@@ -16,7 +16,7 @@ HEAVY = ("hypothesis", "werkzeug", "pytest_httpserver")
 #: Runs the CLI's main in process and prints the names of the modules loaded by then.
 PROBE = """\
 import contextlib, io, json, sys
-from advisor_conformance._cli import main
+from advisor_conformance._tools.cli import main
 with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
     try:
         code = main(sys.argv[1:])
