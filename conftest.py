@@ -13,7 +13,7 @@ import sys
 
 from hypothesis import settings
 
-from advisor_conformance._plugin import CI_PROFILE, EXPLORE_PROFILE, register_profiles
+from advisor_conformance._pytest_plugin.plugin import CI_PROFILE, EXPLORE_PROFILE, register_profiles
 
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)  # inherited by the xdist workers, started after this
 sys.dont_write_bytecode = False

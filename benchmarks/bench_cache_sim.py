@@ -17,8 +17,8 @@ import sys
 import time
 
 from advisor_conformance import load_target
-from advisor_conformance._cachesim.replay import encode_all, measure, replay
-from advisor_conformance._cachesim.sessions import find_session, load_session
+from advisor_conformance._tools.cachesim.replay import encode_all, measure, replay
+from advisor_conformance._tools.cachesim.sessions import find_session, load_session
 
 GOAL_S = 2.0
 SESSION = "refactor-long"

@@ -32,7 +32,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from advisor_conformance._transport import InProcessTransport, SubprocessTransport
+from advisor_conformance._contract.transport import InProcessTransport, SubprocessTransport
 from advisor_reference.adapter import ReferenceAdapter
 
 IN_PROCESS_GOAL = 0.5

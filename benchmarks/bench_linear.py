@@ -40,8 +40,8 @@ from collections.abc import Callable
 import jsonschema
 
 from advisor_conformance._bounded import bounded_validator
-from advisor_conformance._implementation import Implementation
-from advisor_conformance._protocol import ContractError
+from advisor_conformance._contract.implementation import Implementation
+from advisor_conformance._contract.protocol import ContractError
 from advisor_reference import FileRefused, PathPolicy
 from advisor_reference._workspace import _Walk
 from advisor_reference.adapter import ReferenceAdapter

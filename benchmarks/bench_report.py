@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from advisor_conformance._report import build_page, parse_run
+from advisor_conformance._tools.report import build_page, parse_run
 from advisor_conformance.catalogue import load_catalogue
 
 RUNS = 5

@@ -6,7 +6,7 @@ pytest and registers nothing else: it adds the suite's command-line options
 and ini keys. Only when a run names an implementation (``--impl``, the
 ``ADVISOR_CONFORMANCE_IMPL`` environment variable, or the ``conformance_impl``
 ini key, in that order of precedence) does it import the suite's plugin
-(:mod:`advisor_conformance._plugin`), register the suite's hypothesis profiles
+(:mod:`advisor_conformance._pytest_plugin.plugin`), register the suite's hypothesis profiles
 and hand the run over to it. Hypothesis's own ``_hypothesis_pytestplugin`` is
 the model.
 """
@@ -92,8 +92,8 @@ def target_of(config: pytest.Config) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     if not target_of(config):
         return
-    from advisor_conformance import _plugin
+    from advisor_conformance._pytest_plugin import plugin as _plugin
 
     _plugin.register_profiles()
-    if not config.pluginmanager.is_registered(_plugin):  # `-p advisor_conformance._plugin` registered it already
+    if not config.pluginmanager.is_registered(_plugin):  # `-p advisor_conformance._pytest_plugin.plugin` did
         config.pluginmanager.register(_plugin, "advisor-conformance-suite")

@@ -1,5 +1,5 @@
 """``python -m conformance``: the same as the ``advisor-conformance`` command."""
 
-from ._cli import entry
+from ._tools.cli import entry
 
 entry()

@@ -14,6 +14,15 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 TESTS_DIR = PACKAGE_DIR / "tests"
 SCHEMA_DIR = PACKAGE_DIR / "schema"
 RULES_FILE = PACKAGE_DIR / "rules.toml"
+#: The pytest configuration of a run of the installed suite (``advisor-conformance run``, ``rules --json``).
+RUN_INI = PACKAGE_DIR / "pytest-run.ini"
+
+
+def pytest_args(target: str | None, extra: list[str]) -> list[str]:
+    """The pytest arguments that run the installed suite against ``target`` (None: the environment variable, else the
+    reference, from the run's own ini file), isolated from the local config."""
+    named = [] if target is None else [f"--impl={target}"]
+    return [str(TESTS_DIR), *named, "-c", str(RUN_INI), f"--rootdir={PACKAGE_DIR}", *extra]
 
 
 def _data_dir(name: str) -> Path:

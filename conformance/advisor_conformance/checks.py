@@ -117,7 +117,7 @@ def answer_of(impl: Any, op: str, params: Any, rules: str | Iterable[str], **kwa
     """The implementation's answer to ``op``; a broken protocol (a crash, an answer outside the schema)
     fails naming ``rules`` too, so every failure of a rule's test says which rule it was checking."""
     __tracebackhide__ = True
-    from ._protocol import ContractError
+    from ._contract.protocol import ContractError
 
     try:
         return impl.call(op, params, **kwargs)

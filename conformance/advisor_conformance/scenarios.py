@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from ._loopback import Reply, expected_answers, recorded_answer, refused_url
+from ._contract.loopback import Reply, expected_answers, recorded_answer, refused_url
 from .checks import answer_of, check, refusal, violation
 
 __all__ = [
@@ -20,7 +20,7 @@ __all__ = [
     "expected_answers", "failure", "mentions", "note_pattern",
     "recorded_answer", "refused_url", "reply", "requests_of", "result_of", "run", "scenario",
 ]
-from ._implementation import Implementation
+from ._contract.implementation import Implementation
 
 SNAPSHOT: list[dict[str, Any]] = [
     {"role": "system", "content": "You are a coding agent."},

@@ -9,8 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._contract.implementation import Implementation
 from ._excerpts import first_difference, parting, region
-from ._implementation import Implementation
 from .checks import answer_of, check, refusal, violation
 
 Messages = list[dict[str, str]]

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ._implementation import Implementation
+from ._contract.implementation import Implementation
 from .checks import answer_of, refusal
 
 LOOKBACK = 20  # a cache read looks back at most this many blocks from a breakpoint
@@ -142,11 +142,17 @@ def _sdk_validator(provider: str) -> Any:
         import pydantic
 
         if provider == "anthropic":
-            from anthropic.types.message_create_params import MessageCreateParamsNonStreaming as params
+            from anthropic.types.message_create_params import (
+                MessageCreateParamsNonStreaming as params,
+            )
         elif provider == "openai":
-            from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming as params
+            from openai.types.chat.completion_create_params import (
+                CompletionCreateParamsNonStreaming as params,
+            )
         else:
-            from openai.types.responses.response_create_params import ResponseCreateParamsNonStreaming as params
+            from openai.types.responses.response_create_params import (
+                ResponseCreateParamsNonStreaming as params,
+            )
     except ImportError:
         return None
     schema = pydantic.TypeAdapter(params).json_schema()

@@ -35,7 +35,7 @@ class OperationsOnly(ReferenceAdapter):
     def __init__(self):
         import os
 
-        from advisor_conformance._protocol import AREA_OPERATIONS
+        from advisor_conformance._contract.protocol import AREA_OPERATIONS
 
         super().__init__()
         self.kept = set(os.environ["ADVISOR_TEST_OPERATIONS"].split(","))

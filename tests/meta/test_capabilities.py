@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor_conformance._implementation import load_target
-from advisor_conformance._plugin import check_areas
+from advisor_conformance._contract.implementation import load_target
+from advisor_conformance._pytest_plugin.plugin import check_areas
 
 from ..support.runner import SUITE, run_pytest
 

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from advisor_conformance._protocol import AREA_OPERATIONS
+from advisor_conformance._contract.protocol import AREA_OPERATIONS
 
 from ..fakes.mistakes import MISTAKES
 from ..support.first_failure import entries, judge, run_matrix, summarise, unnamed_failures

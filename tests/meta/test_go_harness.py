@@ -16,8 +16,8 @@ import sys
 
 import pytest
 
-from advisor_conformance._cli.init import ANSWERED
-from advisor_conformance._protocol import AREA_OPERATIONS
+from advisor_conformance._contract.protocol import AREA_OPERATIONS
+from advisor_conformance._tools.cli.init import ANSWERED
 from advisor_conformance.catalogue import load_catalogue
 
 from ..support.runner import clean_env, run_pytest

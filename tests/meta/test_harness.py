@@ -14,8 +14,8 @@ import time
 import pytest
 
 from advisor_conformance import ContractError
-from advisor_conformance._protocol import AREA_OPERATIONS, CAPABILITIES
-from advisor_conformance._transport import SubprocessTransport
+from advisor_conformance._contract.protocol import AREA_OPERATIONS, CAPABILITIES
+from advisor_conformance._contract.transport import SubprocessTransport
 
 from ..support.runner import ROOT, SUITE, run_pytest
 

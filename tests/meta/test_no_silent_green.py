@@ -133,7 +133,7 @@ def test_the_ini_key_alone_in_a_project_without_tests_runs_the_suite(envs, tmp_p
     pytest.param(["-o", "python_files=check_*.py"], {}, "refused", id="python-files"),
     pytest.param(["-o", "python_files=check_*.py", "-n", "2"], {}, "refused", id="python-files-xdist"),
     pytest.param(["-o", "norecursedirs=site-packages lib"], {}, "ran", id="norecursedirs"),
-    pytest.param(["-p", "advisor_conformance._plugin"], {}, "ran", id="p-suite-plugin"),
+    pytest.param(["-p", "advisor_conformance._pytest_plugin.plugin"], {}, "ran", id="p-suite-plugin"),
     pytest.param(["-p", "advisor_conformance"], {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, "ran", id="p-no-autoload"),
     pytest.param(["--pyargs", "myadvisor"], {}, "ran", id="pyargs"),
     pytest.param(["-o", "testpaths=tests"], {}, "ran", id="testpaths"),

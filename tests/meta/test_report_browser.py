@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor_conformance._report import build_page, parse_run
+from advisor_conformance._tools.report import build_page, parse_run
 from advisor_conformance.catalogue import Catalogue, load_catalogue
 
 from ..support.runner import ROOT, SUITE, run_pytest
@@ -277,7 +277,7 @@ def test_three_real_runs_show_the_broken_rule_red(browser, tmp_path, progress):
         path = tmp_path / f"{name}.json"
         path.write_text(json.dumps(run.report), encoding="utf-8")
         paths.append(path)
-    from advisor_conformance._cli import main
+    from advisor_conformance._tools.cli import main
 
     output = tmp_path / "report.html"
     assert main(["report", *map(str, paths), "-o", str(output)]) == 0

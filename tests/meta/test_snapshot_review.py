@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from advisor_conformance._cli import main
+from advisor_conformance._tools.cli import main
 
 from ..support.runner import run_pytest
 

@@ -14,7 +14,7 @@ WHERE = ("reference", "conformance", "tests")
 ALLOWED = {
     # `advisor-conformance run` is the user's own pytest run in the foreground: it lasts as long as the suite does,
     # and every operation in it has the harness's deadline.
-    ("conformance/advisor_conformance/_cli/run.py", "subprocess.call("),
+    ("conformance/advisor_conformance/_tools/cli/run.py", "subprocess.call("),
     # a ContextVar's get, not a queue's
     ("reference/advisor_reference/_http.py", "_DEADLINE.get()"),
 }

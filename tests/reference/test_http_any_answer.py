@@ -17,7 +17,7 @@ import pytest
 from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
-from advisor_conformance._loopback import RawServer, recorded_answer
+from advisor_conformance._contract.loopback import RawServer, recorded_answer
 from advisor_reference import ProviderAnswer, ProviderError, ProviderRequest, RenderedMessage
 from advisor_reference._http import HttpProvider, bound_by_deadlines, text_encoding
 from advisor_reference.adapter import ReferenceAdapter

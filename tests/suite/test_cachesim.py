@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from advisor_conformance._cachesim.anthropic import AnthropicCache, AnthropicPrompt
-from advisor_conformance._cachesim.facts import ESTIMATOR, AnthropicRules, OpenAIRules
-from advisor_conformance._cachesim.openai import OpenAICache, OpenAIPrompt
-from advisor_conformance._cachesim.optimum import TimedPrompt, openai_optimum
+from advisor_conformance._tools.cachesim.anthropic import AnthropicCache, AnthropicPrompt
+from advisor_conformance._tools.cachesim.facts import ESTIMATOR, AnthropicRules, OpenAIRules
+from advisor_conformance._tools.cachesim.openai import OpenAICache, OpenAIPrompt
+from advisor_conformance._tools.cachesim.optimum import TimedPrompt, openai_optimum
 
 from ..support.anthropic_bodies import H1, M5, blocks, body, send
 

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from advisor_conformance._cachesim.anthropic import AnthropicCache, AnthropicPrompt
-from advisor_conformance._cachesim.facts import AnthropicRules, profile
-from advisor_conformance._cachesim.openai import OpenAICache, OpenAIPrompt, RoutedBreakpointCache, breakpoint_prompt
+from advisor_conformance._tools.cachesim.anthropic import AnthropicCache, AnthropicPrompt
+from advisor_conformance._tools.cachesim.facts import AnthropicRules, profile
+from advisor_conformance._tools.cachesim.openai import (
+    OpenAICache,
+    OpenAIPrompt,
+    RoutedBreakpointCache,
+    breakpoint_prompt,
+)
 
 from ..support.anthropic_bodies import H1, M5, blocks, body, send
 

@@ -10,12 +10,12 @@ import sys
 
 import pytest
 
-from advisor_conformance._cachesim.anthropic import AnthropicPrompt
-from advisor_conformance._cachesim.facts import AnthropicRules, profile
-from advisor_conformance._cachesim.optimum import TimedPrompt, anthropic_optimum
-from advisor_conformance._cachesim.replay import encode_all, measure, replay, unstable_prefixes
-from advisor_conformance._cachesim.sessions import find_session, load_session, sessions_dir, text
-from advisor_conformance._implementation import load_target
+from advisor_conformance._contract.implementation import load_target
+from advisor_conformance._tools.cachesim.anthropic import AnthropicPrompt
+from advisor_conformance._tools.cachesim.facts import AnthropicRules, profile
+from advisor_conformance._tools.cachesim.optimum import TimedPrompt, anthropic_optimum
+from advisor_conformance._tools.cachesim.replay import encode_all, measure, replay, unstable_prefixes
+from advisor_conformance._tools.cachesim.sessions import find_session, load_session, sessions_dir, text
 
 from ..support.anthropic_bodies import blocks, body
 from ..support.cache_sessions import exhaustive_minimum, growing, random_session

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from advisor_conformance._cachesim.page import Run, render
-from advisor_conformance._cachesim.replay import Settings
-from advisor_conformance._cachesim.report import pct
-from advisor_conformance._implementation import load_target
+from advisor_conformance._contract.implementation import load_target
+from advisor_conformance._tools.cachesim.page import Run, render
+from advisor_conformance._tools.cachesim.replay import Settings
+from advisor_conformance._tools.cachesim.report import pct
 
 from ..support.runner import ROOT
 
@@ -26,9 +26,9 @@ def run():
 
 def test_the_page_is_what_the_simulator_gives(run):
     """docs/cache-efficiency.md is, byte for byte, the page the simulator writes from the reference's figures
-    (python3 -m advisor_conformance._cachesim.page docs/cache-efficiency.md rewrites it)."""
+    (python3 -m advisor_conformance._tools.cachesim.page docs/cache-efficiency.md rewrites it)."""
     assert PAGE.read_text(encoding="utf-8") == render(run), \
-        "stale: python3 -m advisor_conformance._cachesim.page docs/cache-efficiency.md"
+        "stale: python3 -m advisor_conformance._tools.cachesim.page docs/cache-efficiency.md"
 
 
 def test_the_known_limits_line_gives_the_pages_figures_and_links_it(run):

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from advisor_conformance._cachesim.anthropic import AnthropicCache, AnthropicPrompt
-from advisor_conformance._cachesim.facts import (
+from advisor_conformance._tools.cachesim.anthropic import AnthropicCache, AnthropicPrompt
+from advisor_conformance._tools.cachesim.facts import (
     TABLE,
     BreakpointRules,
     OpenAIRules,

@@ -7,11 +7,11 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from advisor_conformance._cachesim.anthropic import AnthropicCache, AnthropicPrompt
-from advisor_conformance._cachesim.facts import BreakpointRules, profile
-from advisor_conformance._cachesim.optimum import TimedPrompt, breakpoint_optimum
-from advisor_conformance._cachesim.placements import PLACEMENTS
-from advisor_conformance._cachesim.replay import placed
+from advisor_conformance._tools.cachesim.anthropic import AnthropicCache, AnthropicPrompt
+from advisor_conformance._tools.cachesim.facts import BreakpointRules, profile
+from advisor_conformance._tools.cachesim.optimum import TimedPrompt, breakpoint_optimum
+from advisor_conformance._tools.cachesim.placements import PLACEMENTS
+from advisor_conformance._tools.cachesim.replay import placed
 
 from ..support.anthropic_bodies import blocks, body
 

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from advisor_conformance._protocol import schema_errors
-from advisor_conformance._trace import collect_rule_tests
+from advisor_conformance._contract.protocol import schema_errors
+from advisor_conformance._tools.trace import collect_rule_tests
 from advisor_conformance.catalogue import CatalogueError, load_catalogue, parse_catalogue
 from advisor_conformance.vectors import load_all
 
@@ -119,7 +119,7 @@ def test_rules_document_is_current():
 def test_every_area_lists_its_operations_and_vectors_use_them():
     """Each catalogue area names the operations its tests call, and each golden vector's operation is one that some
     area of its rules needs (a vector runs only where all its rules' areas are declared)."""
-    from advisor_conformance._protocol import AREA_OPERATIONS, OPERATIONS
+    from advisor_conformance._contract.protocol import AREA_OPERATIONS, OPERATIONS
 
     catalogue = load_catalogue()
     assert set(AREA_OPERATIONS) == set(catalogue.areas)
@@ -180,7 +180,7 @@ def test_vectors_carry_every_rule_they_blame():
 
 def test_every_rule_is_tagged_where_the_reference_implements_it():
     """Each rule of the catalogue has at least one `rule:` tag in the reference, and every tag names a known rule."""
-    from advisor_conformance._trace import implementation_sites
+    from advisor_conformance._tools.trace import implementation_sites
 
     sites = implementation_sites()
     rules = load_catalogue().rules
@@ -192,7 +192,7 @@ def test_every_rule_is_tagged_where_the_reference_implements_it():
 
 def test_tags_are_read_from_comments_and_docstrings():
     """A tag names one or several rules after `rule:` or `rules:`, separated by commas or `and`."""
-    from advisor_conformance._trace import tags_in
+    from advisor_conformance._tools.trace import tags_in
 
     text = ("x = 1  # rule: a.b\n"
             "def f():\n    \"\"\"Does it (rules: c.d, e.f-g and h.i).\"\"\"\n"

@@ -11,8 +11,8 @@ import pytest
 
 import _advisor_conformance_pytestplugin as entry_plugin
 from advisor_conformance import __version__
-from advisor_conformance._cli import build_parser
-from advisor_conformance._cli.init import HARNESSES
+from advisor_conformance._tools.cli import build_parser
+from advisor_conformance._tools.cli.init import HARNESSES
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKFLOWS = {"python": ROOT / "docs" / "ci" / "github-actions-python.yml",

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from advisor_conformance._cli import init as init_module
-from advisor_conformance._cli import main
-from advisor_conformance._implementation import load_target
+from advisor_conformance._contract.implementation import load_target
+from advisor_conformance._contract.protocol import AREA_OPERATIONS, message_errors, schema_errors
 from advisor_conformance._paths import fixtures_dir
-from advisor_conformance._protocol import AREA_OPERATIONS, message_errors, schema_errors
+from advisor_conformance._tools.cli import init as init_module
+from advisor_conformance._tools.cli import main
 from advisor_conformance.catalogue import load_catalogue
 from advisor_conformance.wire import neutral_request
 
@@ -79,7 +79,7 @@ def test_skeleton_answers_every_operation_within_the_schema(skeleton):
 
 def test_templates_name_only_catalogue_rules_and_shipped_transcripts():
     """The rules and the shipped transcript the templates and init's next steps point to exist in this release."""
-    from advisor_conformance._cli.init import TEMPLATES_DIR
+    from advisor_conformance._tools.cli.init import TEMPLATES_DIR
 
     text = "".join(path.read_text(encoding="utf-8") for path in TEMPLATES_DIR.iterdir())
     text += Path(init_module.__file__).read_text(encoding="utf-8")
@@ -289,7 +289,7 @@ def test_shape_with_an_unknown_impl_exits_2(capsys):
 
 def test_shape_and_init_are_subcommands():
     """`shape` and `init` are listed among the commands, shape after where and init before harness."""
-    from advisor_conformance._cli import commands
+    from advisor_conformance._tools.cli import commands
 
     names = [module.NAME for module in commands()]
     assert names.index("where") < names.index("shape") < names.index("init") < names.index("harness")

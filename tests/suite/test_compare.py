@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from advisor_conformance._cli import main
-from advisor_conformance._report import compare_runs, parse_run
+from advisor_conformance._tools.cli import main
+from advisor_conformance._tools.report import compare_runs, parse_run
 
 
 def report(rules: dict[str, str], tests: list[tuple[str, list[str], str]] = (), *, name: str = "impl",

@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
-from advisor_conformance import _diff, load_target
-from advisor_conformance._implementation import Implementation
-from advisor_conformance._transport import InProcessTransport
+from advisor_conformance import load_target
+from advisor_conformance._contract.implementation import Implementation
+from advisor_conformance._contract.transport import InProcessTransport
+from advisor_conformance._tools import diff as _diff
 from advisor_reference import RequestBuilder, elide_text
 from advisor_reference.adapter import ReferenceAdapter
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor_conformance._markers import problems, rule_selections
+from advisor_conformance._pytest_plugin.markers import problems, rule_selections
 from advisor_conformance.catalogue import load_catalogue
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from advisor_conformance._bounded import LINE_LIMIT
-from advisor_conformance._implementation import Implementation
-from advisor_conformance._protocol import ContractError
-from advisor_conformance._transport import InProcessTransport
+from advisor_conformance._contract.implementation import Implementation
+from advisor_conformance._contract.protocol import ContractError
+from advisor_conformance._contract.transport import InProcessTransport
 from advisor_conformance.checks import MESSAGE_LIMIT, violation
 
 BIG = 5 * 1024 * 1024

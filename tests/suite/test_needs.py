@@ -1,12 +1,12 @@
-"""What a test needs (advisor_conformance._needs): the names of what an implementation does not declare, and the calls
-a test makes beyond what it declares."""
+"""What a test needs (advisor_conformance._pytest_plugin.needs): the names of what an implementation does not
+declare, and the calls a test makes beyond what it declares."""
 
 from __future__ import annotations
 
 import pytest
 
-from advisor_conformance._implementation import Implementation
-from advisor_conformance._needs import Needs, unknown, unmet
+from advisor_conformance._contract.implementation import Implementation
+from advisor_conformance._pytest_plugin.needs import Needs, unknown, unmet
 from advisor_conformance.catalogue import load_catalogue
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor_conformance._trace import collect_rule_tests
+from advisor_conformance._tools.trace import collect_rule_tests
 from advisor_conformance.catalogue import load_catalogue
 from advisor_conformance.partition import (
     InputClass,

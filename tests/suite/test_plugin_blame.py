@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from advisor_conformance._plugin import _violations
+from advisor_conformance._pytest_plugin.plugin import _violations
 from advisor_conformance.catalogue import load_catalogue
 from advisor_conformance.checks import RuleViolation
 
@@ -32,7 +32,7 @@ def test_a_group_with_another_error_is_not_blamed_on_violations_alone():
 def test_a_refusal_is_blamed_on_the_rules_of_the_test_that_made_the_call():
     """An operation that answered an error where an answer was expected is blamed on the test's own rules, whatever
     rule the helper that read the answer named."""
-    from advisor_conformance._plugin import blame_of
+    from advisor_conformance._pytest_plugin.plugin import blame_of
     from advisor_conformance.checks import refusal
 
     error = refusal("streaming.non-streaming-default", "the scenario as a whole was refused")
@@ -42,7 +42,7 @@ def test_a_refusal_is_blamed_on_the_rules_of_the_test_that_made_the_call():
 def test_rule_ids_the_catalogue_does_not_know_are_returned_not_dropped():
     """A violation naming an ID the catalogue does not know returns it apart; with no known rule at all, the failure
     counts against the test's own rules."""
-    from advisor_conformance._plugin import blame_of
+    from advisor_conformance._pytest_plugin.plugin import blame_of
 
     assert blame_of(RuleViolation("x", ["question.cap", "question.kap"]), ["question.trim"], ALL_AREAS) == (
         ["question.cap"], ["question.kap"])
@@ -53,7 +53,7 @@ def test_rule_ids_the_catalogue_does_not_know_are_returned_not_dropped():
 def test_a_rule_of_an_area_not_declared_is_never_blamed():
     """A violation naming only rules of areas the implementation does not declare counts against the test's own
     rules; named beside a rule of a declared area, only that rule is blamed."""
-    from advisor_conformance._plugin import blame_of
+    from advisor_conformance._pytest_plugin.plugin import blame_of
 
     named = RuleViolation("x", ["streaming.anthropic-events", "handler.note-trimmed"])
     assert blame_of(named, ["handler.empty-answer-note"], {"handler"}) == (["handler.note-trimmed"], [])

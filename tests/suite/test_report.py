@@ -8,8 +8,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from advisor_conformance._cli import main
-from advisor_conformance._report import MESSAGE_BUDGET, MESSAGE_LIMIT, build_page, parse_run
+from advisor_conformance._tools.cli import main
+from advisor_conformance._tools.report import MESSAGE_BUDGET, MESSAGE_LIMIT, build_page, parse_run
 from advisor_conformance.catalogue import parse_catalogue
 
 CATALOGUE = parse_catalogue("""
@@ -398,7 +398,7 @@ def test_report_compare_needs_two_runs(tmp_path, capsys):
 def test_rule_report_with_a_lone_surrogate_is_valid_utf8_json(tmp_path):
     """A failure message carrying a lone surrogate (from an implementation's answer) is written as its JSON escape:
     the rule report stays valid UTF-8 and reads back to the same text."""
-    from advisor_conformance._reporting import write_report
+    from advisor_conformance._pytest_plugin.reporting import write_report
 
     report = {"tests": {"t": {"message": "got \udc80 and \\\ud800 here", "rules": ["a.b"]}}}
     path = tmp_path / "report.json"

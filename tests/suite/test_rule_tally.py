@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor_conformance._reporting import RuleTally, put_property
+from advisor_conformance._pytest_plugin.reporting import RuleTally, put_property
 from advisor_conformance.catalogue import load_catalogue
 
 

@@ -12,8 +12,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from advisor_conformance._bounded import FORM_ERRORS, SUMMARY_WINDOW, bounded_validator, summarise_errors
+from advisor_conformance._contract.protocol import PROBES, _validator, schema_errors
 from advisor_conformance._paths import SCHEMA_DIR
-from advisor_conformance._protocol import PROBES, _validator, schema_errors
 from advisor_reference.adapter import ReferenceAdapter
 
 SCHEMA = json.loads((SCHEMA_DIR / "protocol-v1.json").read_text(encoding="utf-8"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from advisor_conformance._terminal import NOTE_LINES, NOTE_WIDTH, _bound_notes, bounded_note
+from advisor_conformance._pytest_plugin.terminal import NOTE_LINES, NOTE_WIDTH, _bound_notes, bounded_note
 
 
 def test_a_long_note_is_cut_to_its_bounds_saying_how_much_was_left_out():

@@ -22,10 +22,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from advisor_conformance import ContractError, _transport
-from advisor_conformance._harness import serve
-from advisor_conformance._protocol import message_errors
-from advisor_conformance._transport import SubprocessTransport
+from advisor_conformance import ContractError
+from advisor_conformance._contract import transport as _transport
+from advisor_conformance._contract.harness import serve
+from advisor_conformance._contract.protocol import message_errors
+from advisor_conformance._contract.transport import SubprocessTransport
 from advisor_reference.adapter import ReferenceAdapter
 
 from ..support.runner import ROOT

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from advisor_conformance._cachesim.anthropic import AnthropicCache, AnthropicPrompt
+from advisor_conformance._tools.cachesim.anthropic import AnthropicCache, AnthropicPrompt
 
 H1 = {"type": "ephemeral", "ttl": "1h"}
 M5 = {"type": "ephemeral"}

@@ -8,9 +8,9 @@ import math
 import random
 from collections.abc import Sequence
 
-from advisor_conformance._cachesim.anthropic import AnthropicCache, AnthropicPrompt, marker_problems
-from advisor_conformance._cachesim.facts import BreakpointRules
-from advisor_conformance._cachesim.optimum import TimedPrompt, common_prefix
+from advisor_conformance._tools.cachesim.anthropic import AnthropicCache, AnthropicPrompt, marker_problems
+from advisor_conformance._tools.cachesim.facts import BreakpointRules
+from advisor_conformance._tools.cachesim.optimum import TimedPrompt, common_prefix
 
 from .anthropic_bodies import blocks, body
 

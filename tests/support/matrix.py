@@ -34,9 +34,9 @@ from typing import Any
 
 import pytest
 
-from advisor_conformance._implementation import Implementation, load_target
-from advisor_conformance._plugin import catalogue_key
-from advisor_conformance._reporting import get_property, put_property
+from advisor_conformance._contract.implementation import Implementation, load_target
+from advisor_conformance._pytest_plugin.plugin import catalogue_key
+from advisor_conformance._pytest_plugin.reporting import get_property, put_property
 
 _ENTRIES = pytest.StashKey[list[dict[str, Any]]]()
 _LOADED = pytest.StashKey[dict[str, Implementation]]()

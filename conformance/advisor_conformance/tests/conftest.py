@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor_conformance._implementation import Implementation
-from advisor_conformance._loopback import LoopbackProvider, loopback
+from advisor_conformance._contract.implementation import Implementation
+from advisor_conformance._contract.loopback import LoopbackProvider, loopback
 from advisor_conformance._paths import reference_snapshots_dir
-from advisor_conformance._plugin import IMPLEMENTATION
+from advisor_conformance._pytest_plugin.plugin import IMPLEMENTATION
 
 
 @pytest.fixture(scope="session")

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
-from advisor_conformance._cachesim.replay import PROVIDERS, ReplayError, encode_all, measure, replay
-from advisor_conformance._cachesim.sessions import find_session, load_session
-from advisor_conformance._protocol import ContractError
+from advisor_conformance._contract.protocol import ContractError
+from advisor_conformance._tools.cachesim.replay import PROVIDERS, ReplayError, encode_all, measure, replay
+from advisor_conformance._tools.cachesim.sessions import find_session, load_session
 from advisor_conformance.checks import violation
 
 RULE = "breakpoints.cache-efficiency"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 from werkzeug import Request, Response
 
-from advisor_conformance._loopback import LocalServer
+from advisor_conformance._contract.loopback import LocalServer
 from advisor_conformance.checks import check_equal
 from advisor_conformance.event_streams import EVENTS, FRAMINGS, STREAM_RULE, frame
 from advisor_conformance.scenarios import Reply, call, result_of, run, scenario

@@ -3,7 +3,7 @@ detection, and no other retry (reading the answers is test_streaming_answers.py'
 test_streaming_failures.py's).
 
 Black-box: the implementation makes real HTTP requests to a server on
-127.0.0.1 that the suite scripts (``advisor_conformance._loopback``), and the suite
+127.0.0.1 that the suite scripts (``advisor_conformance._contract.loopback``), and the suite
 reads what arrived on the wire.
 """
 

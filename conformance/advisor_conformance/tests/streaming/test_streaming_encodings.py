@@ -20,7 +20,7 @@ import zlib
 import pytest
 from werkzeug import Request, Response
 
-from advisor_conformance._loopback import LocalServer
+from advisor_conformance._contract.loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import error_of, result_of
 

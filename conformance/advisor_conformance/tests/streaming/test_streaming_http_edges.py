@@ -17,7 +17,7 @@ import threading
 import pytest
 from werkzeug import Request, Response
 
-from advisor_conformance._loopback import LocalServer
+from advisor_conformance._contract.loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, error_of
 
