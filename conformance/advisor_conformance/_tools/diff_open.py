@@ -23,7 +23,7 @@ def open_choices(op: str, params: Mapping[str, Any], answers: tuple[Any, Any],
     tag CHOICE) and ``clarifications §10``:
 
     1. **Declared strings** (request.system-prompt, request.guidance-request, inflight.block-layout,
-       flatten.advisor-note-prefix, dedupe.notice, handler.empty-answer-note, handler.token-limit-note,
+       flatten.advisor-note, dedupe.notice, handler.empty-answer-note, handler.token-limit-note,
        budget.exhausted-result): every occurrence of an implementation's declared string in its own answer
        becomes ``{{name}}`` (longest first); the budget-spent note, a template, is matched by a pattern with
        ``{used}`` and ``{max}`` as numbers and becomes ``{{budget_spent:U:M}}``.
