@@ -60,8 +60,11 @@ def load(path: Path = SURVIVORS) -> Judgement:
 
 def parse_results(listing: str) -> dict[str, str]:
     """``mutmut results --all true`` as mutant -> status."""
-    return {name.strip(): state.strip() for name, sep, state in (line.rpartition(":") for line in listing.splitlines())
-            if sep and "__mutmut_" in name}
+    return {
+        name.strip(): state.strip()
+        for name, sep, state in (line.rpartition(":") for line in listing.splitlines())
+        if sep and "__mutmut_" in name
+    }
 
 
 def interval(detected: int, n: int) -> str:
@@ -99,14 +102,20 @@ class Score:
     def lines(self) -> list[str]:
         counts = Counter(self.categories.values())
         raw = f"raw score: {self.detected} of {self.checked} detected, {self.raw:.1%}"
-        judged = (f"judged score: {self.detected} of {self.judged_total} detected, {self.judged:.1%} (left out: "
-                  + ", ".join(f"{counts[category]} {category}" for category in JUDGED_OUT) + ")")
+        judged = (
+            f"judged score: {self.detected} of {self.judged_total} detected, {self.judged:.1%} (left out: "
+            + ", ".join(f"{counts[category]} {category}" for category in JUDGED_OUT)
+            + ")"
+        )
         if self.sampled and self.checked:
             raw += interval(self.detected, self.checked)
             judged += interval(self.detected, self.judged_total) if self.judged_total else ""
         other = self.checked - self.detected - len(self.survivors)
-        return [raw + (f"; {other} other (errors)" if other else ""), judged,
-                f"survivors: {len(self.survivors)} ({counts['gap']} gap, {len(self.uncategorised)} without a category)"]
+        return [
+            raw + (f"; {other} other (errors)" if other else ""),
+            judged,
+            f"survivors: {len(self.survivors)} ({counts['gap']} gap, {len(self.uncategorised)} without a category)",
+        ]
 
 
 def score(status: dict[str, str], judgement: Judgement) -> Score:
@@ -120,9 +129,13 @@ def score(status: dict[str, str], judgement: Judgement) -> Score:
 
 def main(argv: list[str]) -> int:
     section = argv[1] if len(argv) > 1 else "all"
-    listing = Path(argv[2]).read_text(encoding="utf-8") if len(argv) > 2 else subprocess.run(
-        [sys.executable, "-m", "mutmut", "results", "--all", "true"], capture_output=True, text=True,
-        check=True).stdout
+    listing = (
+        Path(argv[2]).read_text(encoding="utf-8")
+        if len(argv) > 2
+        else subprocess.run(
+            [sys.executable, "-m", "mutmut", "results", "--all", "true"], capture_output=True, text=True, check=True
+        ).stdout
+    )
     result = score(parse_results(listing), load())
     print(f"\n{section}")
     if not result.checked:
@@ -137,8 +150,10 @@ def main(argv: list[str]) -> int:
         elif category == "gap":
             print(f"  gap: {name}")
     figure = result.judged if section == "conformance-only" else result.raw
-    print(f"  goal: the {'judged' if section == 'conformance-only' else 'raw'} score at least {GOAL:.0%}: "
-          f"{'met' if figure >= GOAL else 'not met'}")
+    print(
+        f"  goal: the {'judged' if section == 'conformance-only' else 'raw'} score at least {GOAL:.0%}: "
+        f"{'met' if figure >= GOAL else 'not met'}"
+    )
     return 0 if figure >= GOAL and not result.uncategorised else 1
 
 

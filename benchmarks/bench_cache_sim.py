@@ -38,22 +38,29 @@ def main() -> int:
     impl = load_target("reference")
     replayed = replay(impl, session)
     ok = True
-    print(f"{SESSION}: {session.message_count:,} messages, {len(session.calls)} advisor calls, "
-          f"{len(replayed.requests)} requests")
+    print(
+        f"{SESSION}: {session.message_count:,} messages, {len(session.calls)} advisor calls, "
+        f"{len(replayed.requests)} requests"
+    )
     for provider in ("anthropic", "openai"):
         bodies = encode_all(impl, replayed, provider)
         size = sum(len(json.dumps(body)) for _, body in bodies)
         baseline, _ = best_of(3, lambda bodies=bodies: [json.dumps(body) for _, body in bodies])
         elapsed, m = best_of(3, lambda bodies=bodies, provider=provider: measure(session, bodies, provider))
-        print(f"{provider:9}  simulation and optimum: {elapsed:.3f} s (goal: under {GOAL_S:g} s); json.dumps of the "
-              f"same {size / 1e6:.1f} MB of bodies: {baseline:.3f} s; ratio {elapsed / baseline:.1f}x; "
-              f"{m.input_tokens:,} input tokens, {m.read_tokens:,} read, optimum {m.optimum.method}")
+        print(
+            f"{provider:9}  simulation and optimum: {elapsed:.3f} s (goal: under {GOAL_S:g} s); json.dumps of the "
+            f"same {size / 1e6:.1f} MB of bodies: {baseline:.3f} s; ratio {elapsed / baseline:.1f}x; "
+            f"{m.input_tokens:,} input tokens, {m.read_tokens:,} read, optimum {m.optimum.method}"
+        )
         ok = ok and elapsed < GOAL_S
     impl.close()
     # Without its compactions: every message of the session in one conversation (one text block each), read by 50
     # advisor requests 40 messages apart; figures only (each body is then up to 1.9 MB).
-    texts = [m["content"] if isinstance(m.get("content"), str) else json.dumps(m)
-             for c in session.conversations.values() for m in c.messages]
+    texts = [
+        m["content"] if isinstance(m.get("content"), str) else json.dumps(m)
+        for c in session.conversations.values()
+        for m in c.messages
+    ]
     system = [{"type": "text", "text": "advisor system prompt", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
     bodies = []
     for k in range(1, 51):
@@ -66,8 +73,10 @@ def main() -> int:
     size = sum(len(json.dumps(body)) for _, body in bodies)
     baseline, _ = best_of(1, lambda: [json.dumps(body) for _, body in bodies])
     elapsed, m = best_of(1, lambda: measure(session, bodies, "anthropic"))
-    print(f"uncompacted (figures only): {elapsed:.3f} s for {size / 1e6:.0f} MB of bodies; json.dumps: {baseline:.3f} s; "
-          f"ratio {elapsed / baseline:.1f}x")
+    print(
+        f"uncompacted (figures only): {elapsed:.3f} s for {size / 1e6:.0f} MB of bodies; json.dumps: {baseline:.3f} s; "
+        f"ratio {elapsed / baseline:.1f}x"
+    )
     print("goals met" if ok else "GOAL MISSED")
     return 0 if ok else 1
 

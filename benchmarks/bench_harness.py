@@ -43,13 +43,25 @@ CALLS = 300  # per path and round
 PARAMS = {
     "transcript": [
         {"role": "system", "content": "You are a coding agent."},
-        *[message for i in range(5) for message in (
-            {"role": "assistant", "content": f"Step {i}: reading.",
-             "tool_calls": [{"id": f"c{i}", "name": "read", "arguments": {"path": f"src/mod{i}.py", "limit": 200}}]},
-            {"role": "tool", "name": "read", "tool_call_id": f"c{i}", "content": f"def f{i}():\n    return {i}\n"},
-        )],
-        {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "adv", "name": "advisor", "arguments": {"question": "Is the plan sound?"}}]},
+        *[
+            message
+            for i in range(5)
+            for message in (
+                {
+                    "role": "assistant",
+                    "content": f"Step {i}: reading.",
+                    "tool_calls": [
+                        {"id": f"c{i}", "name": "read", "arguments": {"path": f"src/mod{i}.py", "limit": 200}}
+                    ],
+                },
+                {"role": "tool", "name": "read", "tool_call_id": f"c{i}", "content": f"def f{i}():\n    return {i}\n"},
+            )
+        ],
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [{"id": "adv", "name": "advisor", "arguments": {"question": "Is the plan sound?"}}],
+        },
     ],
     "question": "Is the plan sound?",
     "files": [{"path": "src/mod0.py", "content": "def f0():\n    return 0\n"}],
@@ -58,8 +70,10 @@ PARAMS = {
 
 def echo(canned_file: str) -> int:
     """The echo harness: each request line is decoded, and answered with the canned result of its operation."""
-    canned = {op: json.dumps(result, ensure_ascii=False).encode() for op, result in
-              json.loads(Path(canned_file).read_text(encoding="utf-8")).items()}
+    canned = {
+        op: json.dumps(result, ensure_ascii=False).encode()
+        for op, result in json.loads(Path(canned_file).read_text(encoding="utf-8")).items()
+    }
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         request = json.loads(line)
@@ -89,8 +103,9 @@ def main() -> int:
         paths = {
             "in process": InProcessTransport(adapter, "reference"),
             "harness": SubprocessTransport(f"{shlex.quote(command)} harness", timeout=30),
-            "echo": SubprocessTransport(shlex.join([sys.executable, __file__, "--echo", f"{tmp}/canned.json"]),
-                                        timeout=30),
+            "echo": SubprocessTransport(
+                shlex.join([sys.executable, __file__, "--echo", f"{tmp}/canned.json"]), timeout=30
+            ),
         }
         best = dict.fromkeys(paths, 0.0)
         started: list[threading.Thread] = []
@@ -116,15 +131,19 @@ def main() -> int:
     in_process, echo_ratio = best["harness"] / best["in process"], best["harness"] / best["echo"]
     micro = {name: 1e6 / rate_ for name, rate_ in best.items()}
     shaping = 1e6 / best_shape
-    print(f"shape in process:          {best['in process']:,.0f} ops/s ({micro['in process']:.0f} us each; the "
-          f"adapter's shape alone, without the JSON round trips: {shaping:.0f} us)")
+    print(
+        f"shape in process:          {best['in process']:,.0f} ops/s ({micro['in process']:.0f} us each; the "
+        f"adapter's shape alone, without the JSON round trips: {shaping:.0f} us)"
+    )
     print(f"shape through the harness: {best['harness']:,.0f} ops/s ({micro['harness']:.0f} us each)")
     print(f"shape through an echo harness (the floor): {best['echo']:,.0f} ops/s ({micro['echo']:.0f} us each)")
     print(f"threads started by the {ROUNDS * CALLS * 3:,} calls measured: {threads} (goal: none)")
     print(f"harness / in process: {in_process:.2f}x (goal: at least {IN_PROCESS_GOAL:g}x)")
-    print(f"harness / echo floor: {echo_ratio:.2f}x (goal: at least {ECHO_GOAL:g}x; issue 26's target {ECHO_TARGET:g}x "
-          f"is out of reach: a harness that did nothing but shape would reach "
-          f"{micro['echo'] / (micro['echo'] + shaping):.2f}x)")
+    print(
+        f"harness / echo floor: {echo_ratio:.2f}x (goal: at least {ECHO_GOAL:g}x; issue 26's target {ECHO_TARGET:g}x "
+        f"is out of reach: a harness that did nothing but shape would reach "
+        f"{micro['echo'] / (micro['echo'] + shaping):.2f}x)"
+    )
     ok = in_process >= IN_PROCESS_GOAL and echo_ratio >= ECHO_GOAL and threads == 0
     print("goals met" if ok else "GOAL MISSED")
     return 0 if ok else 1

@@ -69,28 +69,72 @@ def openai_stream(text_bytes: int) -> bytes:
 
 # name -> (kind, streaming call, expect success, builder of the response)
 CASES: dict[str, tuple[str, bool, bool, Callable[[], httpx.Response]]] = {
-    "baseline: 1 MB answer": ("anthropic", False, True, lambda: httpx.Response(
-        200, content=iter([anthropic_body(MB)]))),
-    "baseline: 1 MB streamed answer": ("openai", True, True, lambda: httpx.Response(
-        200, headers=SSE, content=iter([openai_stream(MB)]))),
-    "200 MB error body": ("anthropic", False, False, lambda: httpx.Response(
-        500, content=pieces(200 * MB, b"upstream error " * 65536))),
-    "1 MB gzip body expanding to 1 GiB": ("anthropic", False, False, lambda: httpx.Response(
-        200, headers={"content-encoding": "gzip"}, content=iter([gzip_bomb(1024 * MiB)]))),
-    "300 MB event stream without a newline": ("openai", True, False, lambda: httpx.Response(
-        200, headers=SSE, content=pieces(300 * MB, b"x" * MiB, head=b"data: "))),
-    "200 MB answer": ("anthropic", False, False, lambda: httpx.Response(
-        200, content=pieces(200 * MB, b"x" * MiB, head=b'{"content":[{"type":"text","text":"', tail=b'"}]}'))),
-    "300 MB streamed answer": ("openai", True, False, lambda: httpx.Response(
-        200, headers=SSE, content=pieces(300 * MB, openai_stream(1000)[: -len("data: [DONE]\n\n")] * 64))),
-    "16 MB answer of 5.6 million empty objects": ("anthropic", False, False, lambda: httpx.Response(
-        200, content=pieces(16 * MB, b"{}," * 65536, head=b'{"content":[', tail=b"{}]}"))),
+    "baseline: 1 MB answer": (
+        "anthropic",
+        False,
+        True,
+        lambda: httpx.Response(200, content=iter([anthropic_body(MB)])),
+    ),
+    "baseline: 1 MB streamed answer": (
+        "openai",
+        True,
+        True,
+        lambda: httpx.Response(200, headers=SSE, content=iter([openai_stream(MB)])),
+    ),
+    "200 MB error body": (
+        "anthropic",
+        False,
+        False,
+        lambda: httpx.Response(500, content=pieces(200 * MB, b"upstream error " * 65536)),
+    ),
+    "1 MB gzip body expanding to 1 GiB": (
+        "anthropic",
+        False,
+        False,
+        lambda: httpx.Response(200, headers={"content-encoding": "gzip"}, content=iter([gzip_bomb(1024 * MiB)])),
+    ),
+    "300 MB event stream without a newline": (
+        "openai",
+        True,
+        False,
+        lambda: httpx.Response(200, headers=SSE, content=pieces(300 * MB, b"x" * MiB, head=b"data: ")),
+    ),
+    "200 MB answer": (
+        "anthropic",
+        False,
+        False,
+        lambda: httpx.Response(
+            200, content=pieces(200 * MB, b"x" * MiB, head=b'{"content":[{"type":"text","text":"', tail=b'"}]}')
+        ),
+    ),
+    "300 MB streamed answer": (
+        "openai",
+        True,
+        False,
+        lambda: httpx.Response(
+            200, headers=SSE, content=pieces(300 * MB, openai_stream(1000)[: -len("data: [DONE]\n\n")] * 64)
+        ),
+    ),
+    "16 MB answer of 5.6 million empty objects": (
+        "anthropic",
+        False,
+        False,
+        lambda: httpx.Response(200, content=pieces(16 * MB, b"{}," * 65536, head=b'{"content":[', tail=b"{}]}")),
+    ),
 }
 
 
 def request(stream: bool) -> ProviderRequest:
-    return ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=16000, reasoning=None,
-                           stream=stream, prompt_cache_key="", transport_session=None, parent_session=None)
+    return ProviderRequest(
+        model="m",
+        messages=(RenderedMessage("user", "go"),),
+        max_tokens=16000,
+        reasoning=None,
+        stream=stream,
+        prompt_cache_key="",
+        transport_session=None,
+        parent_session=None,
+    )
 
 
 def peak_rss_mb() -> float:
@@ -101,17 +145,31 @@ def run_case(name: str) -> dict[str, object]:
     """One case, in this (fresh) process: the call's peak memory (the growth of the process's peak resident set,
     and the peak of Python's traced allocations in a second call), its time and its outcome."""
     kind, stream, _, build = CASES[name]
-    for warm_kind, warm_stream, warm_build in (("anthropic", False, lambda: anthropic_body(100)),
-                                               ("openai", True, lambda: openai_stream(1000))):
+    for warm_kind, warm_stream, warm_build in (
+        ("anthropic", False, lambda: anthropic_body(100)),
+        ("openai", True, lambda: openai_stream(1000)),
+    ):
         warm_body = warm_build()  # small answers warm up the imports and code paths of both kinds of call
-        HttpProvider(warm_kind, "https://provider.test", client=httpx.Client(transport=httpx.MockTransport(
-            lambda _request, body=warm_body, streamed=warm_stream: httpx.Response(
-                200, headers=SSE if streamed else {}, content=iter([body]))))).complete(request(warm_stream))
+        HttpProvider(
+            warm_kind,
+            "https://provider.test",
+            client=httpx.Client(
+                transport=httpx.MockTransport(
+                    lambda _request, body=warm_body, streamed=warm_stream: httpx.Response(
+                        200, headers=SSE if streamed else {}, content=iter([body])
+                    )
+                )
+            ),
+        ).complete(request(warm_stream))
     figures: dict[str, object] = {}
     for traced in (False, True):
         response = build()  # built before measuring: the bomb is compressed here, not in the client
-        provider = HttpProvider(kind, "https://provider.test", timeout=600,
-                                client=httpx.Client(transport=httpx.MockTransport(lambda _request, answer=response: answer)))
+        provider = HttpProvider(
+            kind,
+            "https://provider.test",
+            timeout=600,
+            client=httpx.Client(transport=httpx.MockTransport(lambda _request, answer=response: answer)),
+        )
         gc.collect()
         before = peak_rss_mb()
         if traced:
@@ -169,21 +227,28 @@ def trickle(in_headers: bool) -> float:
 def main() -> int:
     ok = True
     for name, (_, _, expect_ok, _) in CASES.items():
-        result = json.loads(subprocess.run([sys.executable, __file__, "--case", name], check=True,
-                                           capture_output=True, text=True).stdout)
+        result = json.loads(
+            subprocess.run(
+                [sys.executable, __file__, "--case", name], check=True, capture_output=True, text=True
+            ).stdout
+        )
         peak = max(result["rss_mb"], result["traced_mb"])
         met = result["ok"] == expect_ok and peak < MEMORY_GOAL_MB
         ok &= met
-        print(f"{name}: peak memory {peak:.1f} MB (resident +{result['rss_mb']:.1f} MB, traced "
-              f"{result['traced_mb']:.1f} MB), {result['seconds']:.2f} s, {result['outcome']} "
-              f"({'goal met' if met else 'GOAL MISSED'}: under {MEMORY_GOAL_MB:g} MB, "
-              f"{'an answer' if expect_ok else 'a provider error'})")
+        print(
+            f"{name}: peak memory {peak:.1f} MB (resident +{result['rss_mb']:.1f} MB, traced "
+            f"{result['traced_mb']:.1f} MB), {result['seconds']:.2f} s, {result['outcome']} "
+            f"({'goal met' if met else 'GOAL MISSED'}: under {MEMORY_GOAL_MB:g} MB, "
+            f"{'an answer' if expect_ok else 'a provider error'})"
+        )
     for in_headers in (False, True):
         elapsed = trickle(in_headers)
         met = elapsed <= DEADLINE_S * DEADLINE_GOAL
         ok &= met
-        print(f"a server trickling one byte a second in its {'status line' if in_headers else 'body'}: "
-              f"{elapsed:.2f} s against a {DEADLINE_S:g} s deadline (goal: at most {DEADLINE_S * DEADLINE_GOAL:.2f} s)")
+        print(
+            f"a server trickling one byte a second in its {'status line' if in_headers else 'body'}: "
+            f"{elapsed:.2f} s against a {DEADLINE_S:g} s deadline (goal: at most {DEADLINE_S * DEADLINE_GOAL:.2f} s)"
+        )
     print("goals met" if ok else "GOAL MISSED")
     return 0 if ok else 1
 

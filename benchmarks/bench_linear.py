@@ -120,6 +120,7 @@ def texts_in_a_set(count: int) -> Callable[[], object]:
 
 def dumped(make_input: Callable[[int], object]) -> Callable[[int], Callable[[], object]]:
     """The baseline of a case: ``json.dumps`` of an input of the same size."""
+
     def make(size: int) -> Callable[[], object]:
         value = make_input(size)
         return lambda: json.dumps(value)
@@ -177,8 +178,9 @@ def shape_of(transcript: list, files: list | None = None) -> Callable[[], object
 
 
 def transcript_of(count: int) -> list:
-    return ([{"role": ("user", "assistant")[i % 2], "content": f"message {i}"} for i in range(count)]
-            + [{"role": "user", "content": "advise"}])
+    return [{"role": ("user", "assistant")[i % 2], "content": f"message {i}"} for i in range(count)] + [
+        {"role": "user", "content": "advise"}
+    ]
 
 
 def files_of(kib: int) -> list:
@@ -188,9 +190,12 @@ def files_of(kib: int) -> list:
 
 def arguments_of(count: int) -> list:
     call = {"id": "c1", "name": "edit", "arguments": {"edits": [{"text": "y" * 1500, "n": i} for i in range(count)]}}
-    return [{"role": "user", "content": "go"}, {"role": "assistant", "content": "", "tool_calls": [call]},
-            {"role": "tool", "name": "edit", "tool_call_id": "c1", "content": "done"},
-            {"role": "user", "content": "advise"}]
+    return [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "", "tool_calls": [call]},
+        {"role": "tool", "name": "edit", "tool_call_id": "c1", "content": "done"},
+        {"role": "user", "content": "advise"},
+    ]
 
 
 def messages(count: int) -> Callable[[], object]:
@@ -208,13 +213,16 @@ def arguments(count: int) -> Callable[[], object]:
 def report(name: str, one: float, eight: float, goal: float, what: str) -> bool:
     ratio = eight / one
     met = ratio <= goal
-    print(f"{name}: 1x {one * 1000:.1f} ms, 8x {eight * 1000:.1f} ms, ratio {ratio:.2f}x "
-          f"({'goal met' if met else 'GOAL MISSED'}: {what}, at most {goal:g}x)")
+    print(
+        f"{name}: 1x {one * 1000:.1f} ms, 8x {eight * 1000:.1f} ms, ratio {ratio:.2f}x "
+        f"({'goal met' if met else 'GOAL MISSED'}: {what}, at most {goal:g}x)"
+    )
     return met
 
 
-def linear(name: str, make: Callable[[int], Callable[[], object]], baseline: Callable[[int], Callable[[], object]],
-           size: int) -> bool:
+def linear(
+    name: str, make: Callable[[int], Callable[[], object]], baseline: Callable[[int], Callable[[], object]], size: int
+) -> bool:
     """Whether ``make`` grows linearly from ``size`` to 8x: at most LINEAR_GOAL, or RELATIVE_GOAL times the growth
     of ``baseline`` over the same sizes in the same run."""
     one, eight = pair(make, size)
@@ -222,9 +230,11 @@ def linear(name: str, make: Callable[[int], Callable[[], object]], baseline: Cal
     growth, base_growth = eight / one, base_eight / base_one
     met = growth <= LINEAR_GOAL or growth <= RELATIVE_GOAL * base_growth
     verdict = "goal met" if met else "GOAL MISSED"
-    print(f"{name}: 1x {one * 1000:.1f} ms, 8x {eight * 1000:.1f} ms, ratio {growth:.2f}x; baseline "
-          f"{base_one * 1000:.1f} / {base_eight * 1000:.1f} ms, ratio {base_growth:.2f}x ({verdict}: at most "
-          f"{LINEAR_GOAL:g}x, or {RELATIVE_GOAL:g} times the baseline's ratio)")
+    print(
+        f"{name}: 1x {one * 1000:.1f} ms, 8x {eight * 1000:.1f} ms, ratio {growth:.2f}x; baseline "
+        f"{base_one * 1000:.1f} / {base_eight * 1000:.1f} ms, ratio {base_growth:.2f}x ({verdict}: at most "
+        f"{LINEAR_GOAL:g}x, or {RELATIVE_GOAL:g} times the baseline's ratio)"
+    )
     return met
 
 
@@ -245,22 +255,30 @@ def main() -> int:
     tracemalloc.stop()
     met = seconds < SUMMARY_SECONDS and traced < SUMMARY_MB
     ok &= met
-    print(f"summary of a 4,000,000-item bad answer: {seconds * 1000:.1f} ms, {traced:.2f} MB traced; json.loads of "
-          f"its {len(line) / 1e6:.0f} MB line in the same run: {parse * 1000:.1f} ms "
-          f"({'goal met' if met else 'GOAL MISSED'}: under {SUMMARY_SECONDS:g} s and {SUMMARY_MB:g} MB)")
+    print(
+        f"summary of a 4,000,000-item bad answer: {seconds * 1000:.1f} ms, {traced:.2f} MB traced; json.loads of "
+        f"its {len(line) / 1e6:.0f} MB line in the same run: {parse * 1000:.1f} ms "
+        f"({'goal met' if met else 'GOAL MISSED'}: under {SUMMARY_SECONDS:g} s and {SUMMARY_MB:g} MB)"
+    )
     del answer, line, run
     # -- linear work ------------------------------------------------------------------------------------------
-    ok &= linear("schema check of an answer whose bad item is last, 1,000 / 8,000 messages", bad_last,
-                 dumped(lambda n: {"messages": [{"role": "user", "content": "x"}] * n + [0]}), 1_000)
+    ok &= linear(
+        "schema check of an answer whose bad item is last, 1,000 / 8,000 messages",
+        bad_last,
+        dumped(lambda n: {"messages": [{"role": "user", "content": "x"}] * n + [0]}),
+        1_000,
+    )
     # sizes past the caches at 1x already: 2,000 small objects fit in them, 16,000 do not
     ok &= linear("uniqueItems of 16,000 / 128,000 distinct objects", distinct_objects, texts_in_a_set, 16_000)
     ok &= linear("path walk of 10,000 / 80,000 components", walk, bare_openat, 10_000)
     eight, bare = best(walk(80_000)), best(bare_openat(80_000))
     met = eight / bare <= WALK_GOAL
     ok &= met
-    print(f"path walk of 80,000 components: {eight * 1000:.0f} ms; the same number of bare openat calls in the same "
-          f"run: {bare * 1000:.0f} ms, ratio {eight / bare:.2f}x ({'goal met' if met else 'GOAL MISSED'}: "
-          f"at most {WALK_GOAL:g}x)")
+    print(
+        f"path walk of 80,000 components: {eight * 1000:.0f} ms; the same number of bare openat calls in the same "
+        f"run: {bare * 1000:.0f} ms, ratio {eight / bare:.2f}x ({'goal met' if met else 'GOAL MISSED'}: "
+        f"at most {WALK_GOAL:g}x)"
+    )
     ok &= linear("shape of 10,000 / 80,000 messages", messages, dumped(transcript_of), 10_000)
     ok &= linear("shape of 8 files of 128 KiB / 1 MiB content", files, dumped(files_of), 128)
     ok &= linear("shape of tool-call arguments of 500 / 4,000 long strings", arguments, dumped(arguments_of), 500)
@@ -281,8 +299,10 @@ def main() -> int:
     refused, short = best(refuse), best(open_short)
     met = refused < PATH_SECONDS
     ok &= met
-    print(f"a path of 320,000 components given to the policy: refused in {refused * 1e6:.0f} us; opening a short path "
-          f"in the same run: {short * 1e6:.0f} us ({'goal met' if met else 'GOAL MISSED'}: under {PATH_SECONDS:g} s)")
+    print(
+        f"a path of 320,000 components given to the policy: refused in {refused * 1e6:.0f} us; opening a short path "
+        f"in the same run: {short * 1e6:.0f} us ({'goal met' if met else 'GOAL MISSED'}: under {PATH_SECONDS:g} s)"
+    )
     print("goals met" if ok else "GOAL MISSED")
     return 0 if ok else 1
 

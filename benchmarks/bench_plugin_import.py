@@ -49,8 +49,12 @@ def probe(module: str) -> dict:
 
 def pytest_run(where: Path, *extra: str) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", *extra], cwd=where,
-                   capture_output=True, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", *extra],
+        cwd=where,
+        capture_output=True,
+        check=True,
+    )
     return time.perf_counter() - start
 
 
@@ -61,8 +65,10 @@ def main() -> int:
         found = probe("_advisor_conformance_pytestplugin")
         ours, imported = min(ours, found["ms"]), found["new"]
         theirs = min(theirs, probe("_hypothesis_pytestplugin")["ms"])
-    print(f"entry module: import and options {ours:.2f} ms; hypothesis's entry module {theirs:.2f} ms "
-          f"(ratio {ours / theirs:.2f}x); modules it imported: {imported}")
+    print(
+        f"entry module: import and options {ours:.2f} ms; hypothesis's entry module {theirs:.2f} ms "
+        f"(ratio {ours / theirs:.2f}x); modules it imported: {imported}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "test_one.py").write_text("def test_one():\n    assert True\n")
         with_plugin = without = again = float("inf")
@@ -71,9 +77,11 @@ def main() -> int:
             without = min(without, pytest_run(Path(tmp), "-p", "no:advisor_conformance"))
             again = min(again, pytest_run(Path(tmp), "-p", "no:advisor_conformance"))
     added, noise = (with_plugin - without) * 1000, abs(again - without) * 1000
-    print(f"pytest --collect-only of one test: {with_plugin * 1000:.0f} ms with the plugin, {without * 1000:.0f} ms "
-          f"without; added {added:.1f} ms, noise {noise:.1f} ms (two series without it), "
-          f"ratio {with_plugin / without:.3f}x")
+    print(
+        f"pytest --collect-only of one test: {with_plugin * 1000:.0f} ms with the plugin, {without * 1000:.0f} ms "
+        f"without; added {added:.1f} ms, noise {noise:.1f} ms (two series without it), "
+        f"ratio {with_plugin / without:.3f}x"
+    )
     ok = ours < GOAL_MS and imported == ["_advisor_conformance_pytestplugin"]
     print("goals met" if ok else "GOAL MISSED")
     return 0 if ok else 1

@@ -33,8 +33,16 @@ RUNS = 5
 LOADS = 5
 GOAL_RENDER_MS = 1000
 GOAL_BYTES = 1_000_000
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 # Recorded in the page before its own scripts run: the time of the second animation frame after `load`.
 PAINTED = """
 addEventListener("load", () => requestAnimationFrame(() => requestAnimationFrame(() => {
@@ -45,16 +53,27 @@ addEventListener("load", () => requestAnimationFrame(() => requestAnimationFrame
 
 def message(rng: random.Random, rule_id: str, size: int) -> str:
     """A failure message as the suite writes them: the rule, what differs, and the input as JSON."""
-    lines = [f"advisor_conformance.checks.RuleViolation: [{rule_id}] the answer differs from the expectation",
-             f"  first difference: answer.messages[2].content: expected '{'a' * 80}…', got '{'b' * 80}…'",
-             "input: {"]
+    lines = [
+        f"advisor_conformance.checks.RuleViolation: [{rule_id}] the answer differs from the expectation",
+        f"  first difference: answer.messages[2].content: expected '{'a' * 80}…', got '{'b' * 80}…'",
+        "input: {",
+    ]
     while sum(map(len, lines)) < size:
         lines.append(f'   "field_{rng.randrange(10**6)}": "{"x" * rng.randrange(20, 120)} <tag> \\"quoted\\"",')
     return "\n".join(lines) + "\n}"
 
 
-def make_run(rng: random.Random, index: int, name: str, failing: int, messages: tuple[int, int], *,
-             skip_areas: int = 0, warnings: int = 0, xfails: int = 0) -> dict:
+def make_run(
+    rng: random.Random,
+    index: int,
+    name: str,
+    failing: int,
+    messages: tuple[int, int],
+    *,
+    skip_areas: int = 0,
+    warnings: int = 0,
+    xfails: int = 0,
+) -> dict:
     catalogue = load_catalogue()
     rules = list(catalogue.rules.values())
     areas = list(catalogue.areas)
@@ -79,16 +98,44 @@ def make_run(rng: random.Random, index: int, name: str, failing: int, messages: 
                 test.update(outcome="xfailed", message="known failure (xfails.txt)")
             counts[test["outcome"]] += 1
             tests.append(test)
-        outcome = ("failed" if counts["failed"] else "warning" if counts["warned"] else "xfailed" if counts["xfailed"]
-                   else "passed" if counts["passed"] else "skipped")
-        rows.append({"id": rule.id, "area": rule.area, "level": rule.level, "tag": rule.tag, "outcome": outcome,
-                     "tests": count, **counts})
-    return {"format": 1,
-            "suite": {"name": "advisor-conformance", "version": "0.1.0", "protocol": 1, "catalogue": catalogue.version},
-            "implementation": {"name": name, "version": f"1.{index}.0", "language": "python", "protocol": 1},
-            "run": {"target": f"cmd:{name} --harness", "arguments": ["-q"], "strict_should": False,
-                    "started": f"2026-01-0{index + 1}T10:00:00+00:00", "duration_s": 40.0 + index},
-            "counts": {"rules": {}, "tests": {}}, "rules": rows, "tests": tests, "collected": {}}
+        outcome = (
+            "failed"
+            if counts["failed"]
+            else "warning"
+            if counts["warned"]
+            else "xfailed"
+            if counts["xfailed"]
+            else "passed"
+            if counts["passed"]
+            else "skipped"
+        )
+        rows.append(
+            {
+                "id": rule.id,
+                "area": rule.area,
+                "level": rule.level,
+                "tag": rule.tag,
+                "outcome": outcome,
+                "tests": count,
+                **counts,
+            }
+        )
+    return {
+        "format": 1,
+        "suite": {"name": "advisor-conformance", "version": "0.1.0", "protocol": 1, "catalogue": catalogue.version},
+        "implementation": {"name": name, "version": f"1.{index}.0", "language": "python", "protocol": 1},
+        "run": {
+            "target": f"cmd:{name} --harness",
+            "arguments": ["-q"],
+            "strict_should": False,
+            "started": f"2026-01-0{index + 1}T10:00:00+00:00",
+            "duration_s": 40.0 + index,
+        },
+        "counts": {"rules": {}, "tests": {}},
+        "rules": rows,
+        "tests": tests,
+        "collected": {},
+    }
 
 
 def make_runs() -> list[dict]:
@@ -181,10 +228,14 @@ def main() -> int:
     render, base = statistics.median(page_times), statistics.median(base_times)
     print(f"report: {rules} rules x {len(runs)} runs ({tests} tests, {failing} not passed), built in {build_s:.2f} s")
     print(f"file size:  {size:,} bytes ({size / 1024:.0f} KiB)   goal: under {GOAL_BYTES:,}")
-    print(f"render:     {render:.0f} ms (median of {LOADS}; min {min(page_times):.0f}, max {max(page_times):.0f})"
-          f"   goal: under {GOAL_RENDER_MS} ms   [Chromium {version}, headless]")
-    print(f"baseline:   {base:.0f} ms (a page of the same size holding only a comment); the report costs "
-          f"{render - base:.0f} ms more, {render / base:.1f}x")
+    print(
+        f"render:     {render:.0f} ms (median of {LOADS}; min {min(page_times):.0f}, max {max(page_times):.0f})"
+        f"   goal: under {GOAL_RENDER_MS} ms   [Chromium {version}, headless]"
+    )
+    print(
+        f"baseline:   {base:.0f} ms (a page of the same size holding only a comment); the report costs "
+        f"{render - base:.0f} ms more, {render / base:.1f}x"
+    )
     print(f"first click on a failing cell (parses the data): {click:.0f} ms; a filter change: {filter_:.0f} ms")
     missed = []
     if size >= GOAL_BYTES:

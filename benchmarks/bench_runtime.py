@@ -58,8 +58,10 @@ def memory(question: str) -> tuple[int, int, int]:
             handle.write(b"x" * 1024 * 1024)
         with open(os.path.join(work, "huge.bin"), "wb") as handle:
             handle.truncate(4 * 1024**3)
-        return tuple(min(peak_of_call(work, name, question) for _ in range(3))
-                     for name in ("small.bin", "medium.bin", "huge.bin"))
+        return tuple(
+            min(peak_of_call(work, name, question) for _ in range(3))
+            for name in ("small.bin", "medium.bin", "huge.bin")
+        )
 
 
 def best_of(repeats: int, run: Callable[[], None]) -> float:
@@ -101,13 +103,19 @@ def main() -> int:
     ascii_small, ascii_medium, ascii_huge = memory("Is the error path right?")
     base, calls = exhausted()
     memory_ratio, cost_ratio = huge / small, calls / base
-    print(f"peak Python allocations of one call: 32 KiB file {small / 1024:.1f} KiB, 1 MiB file "
-          f"{medium / 1024:.1f} KiB, 4 GiB sparse file {huge / 1024:.1f} KiB")
-    print(f"  (all-ASCII question: {ascii_small / 1024:.1f} KiB, {ascii_medium / 1024:.1f} KiB, "
-          f"{ascii_huge / 1024:.1f} KiB: the marker widens the final message, whatever the file's size)")
+    print(
+        f"peak Python allocations of one call: 32 KiB file {small / 1024:.1f} KiB, 1 MiB file "
+        f"{medium / 1024:.1f} KiB, 4 GiB sparse file {huge / 1024:.1f} KiB"
+    )
+    print(
+        f"  (all-ASCII question: {ascii_small / 1024:.1f} KiB, {ascii_medium / 1024:.1f} KiB, "
+        f"{ascii_huge / 1024:.1f} KiB: the marker widens the final message, whatever the file's size)"
+    )
     print(f"4 GiB / 32 KiB peak ratio: {memory_ratio:.3f} (goal: at most 1.02: the marker's 30 bytes, no more)")
-    print(f"{CALLS} calls past the cap: {calls:.3f} s; {CALLS} lock+increment calls: {base:.3f} s; "
-          f"ratio {cost_ratio:.1f}x (goal: at most 20x)")
+    print(
+        f"{CALLS} calls past the cap: {calls:.3f} s; {CALLS} lock+increment calls: {base:.3f} s; "
+        f"ratio {cost_ratio:.1f}x (goal: at most 20x)"
+    )
     ok = memory_ratio <= 1.02 and cost_ratio <= 20
     print("goals met" if ok else "GOAL MISSED")
     return 0 if ok else 1

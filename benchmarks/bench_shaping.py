@@ -42,25 +42,40 @@ def build_transcript(messages: int) -> list[dict[str, Any]]:
     while len(out) < messages:
         body = f"// file {i}\n" + ("fn step() { let x = compute(); log(x); }\n" * 250)  # ~10 KB
         out.append({"role": "user", "content": f"turn {i}: please continue with the refactor " * 4})
-        out.append({
-            "role": "assistant",
-            "content": f"Writing module {i}.",
-            "reasoning_content": f"I should write module {i} " * 10,
-            "tool_calls": [{
-                "id": f"call_{i}",
+        out.append(
+            {
+                "role": "assistant",
+                "content": f"Writing module {i}.",
+                "reasoning_content": f"I should write module {i} " * 10,
+                "tool_calls": [
+                    {
+                        "id": f"call_{i}",
+                        "name": "mutate",
+                        "arguments": {
+                            "operations": [
+                                {"type": "write", "path": f"src/mod_{i}.rs", "content": body},
+                                {
+                                    "type": "edit",
+                                    "path": "src/lib.rs",
+                                    "old": f"mod m{i};",
+                                    "new": f"mod mod_{i};",
+                                    "context": {"lines": [i, i + 1, i + 2], "note": body[: 2 * KB]},
+                                },
+                            ],
+                            "dry_run": False,
+                        },
+                    }
+                ],
+            }
+        )
+        out.append(
+            {
+                "role": "tool",
                 "name": "mutate",
-                "arguments": {
-                    "operations": [
-                        {"type": "write", "path": f"src/mod_{i}.rs", "content": body},
-                        {"type": "edit", "path": "src/lib.rs", "old": f"mod m{i};", "new": f"mod mod_{i};",
-                         "context": {"lines": [i, i + 1, i + 2], "note": body[: 2 * KB]}},
-                    ],
-                    "dry_run": False,
-                },
-            }],
-        })
-        out.append({"role": "tool", "name": "mutate", "tool_call_id": f"call_{i}",
-                    "content": f"wrote src/mod_{i}.rs ({len(body)} bytes)\n" + "ok\n" * 60})
+                "tool_call_id": f"call_{i}",
+                "content": f"wrote src/mod_{i}.rs ({len(body)} bytes)\n" + "ok\n" * 60,
+            }
+        )
         i += 1
     return out[:messages]
 
@@ -86,8 +101,16 @@ def measure(sizes: list[int], repeats: int) -> list[dict[str, float]]:
         params = {"transcript": transcript, "question": "Is the refactor on track?"}
         answer = adapter.shape(params)
         assert "messages" in answer, answer
-        cases.append({"messages": messages, "megabytes": len(json.dumps(transcript)) / 1e6,
-                      "transcript": transcript, "params": params, "json_dumps_s": float("inf"), "shape_s": float("inf")})
+        cases.append(
+            {
+                "messages": messages,
+                "megabytes": len(json.dumps(transcript)) / 1e6,
+                "transcript": transcript,
+                "params": params,
+                "json_dumps_s": float("inf"),
+                "shape_s": float("inf"),
+            }
+        )
     for _ in range(repeats):
         for case in cases:
             case["json_dumps_s"] = min(case["json_dumps_s"], timed(functools.partial(json.dumps, case["transcript"])))
@@ -107,11 +130,15 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"{'transcript':>24}  {'json.dumps':>11}  {'shape':>9}  {'shape/dumps':>11}")
     for row in (small, large):
-        print(f"{row['messages']:>8} msgs {row['megabytes']:>8.1f} MB  {row['json_dumps_s']:>10.3f}s  "
-              f"{row['shape_s']:>8.3f}s  {row['shape_s'] / row['json_dumps_s']:>10.2f}x")
+        print(
+            f"{row['messages']:>8} msgs {row['megabytes']:>8.1f} MB  {row['json_dumps_s']:>10.3f}s  "
+            f"{row['shape_s']:>8.3f}s  {row['shape_s'] / row['json_dumps_s']:>10.2f}x"
+        )
     print(f"shape / json.dumps at {args.messages} messages: {ratio:.2f}x (goal: at most 3x)")
-    print(f"at 10x the transcript: shape takes {growth:.2f}x the time, json.dumps {dumps_growth:.2f}x; shape's growth "
-          f"against json.dumps's: {growth / dumps_growth:.2f}x (goal: at most 1.25x)")
+    print(
+        f"at 10x the transcript: shape takes {growth:.2f}x the time, json.dumps {dumps_growth:.2f}x; shape's growth "
+        f"against json.dumps's: {growth / dumps_growth:.2f}x (goal: at most 1.25x)"
+    )
     ok = ratio <= 3 and growth / dumps_growth <= 1.25
     print("goals met" if ok else "GOAL MISSED")
     return 0 if ok else 1

@@ -39,8 +39,19 @@ REPEATS = 7
 
 
 # Real streams send a few tokens per event; these deltas cycle through pieces of 3 to 24 characters.
-PIECES = ["The", " refill", " loop", " compares", " floats exactly;", " keep", " integer nanoseconds",
-          " instead of", " float64 tokens,", " and \"assert\" the", " remainder\n"]
+PIECES = [
+    "The",
+    " refill",
+    " loop",
+    " compares",
+    " floats exactly;",
+    " keep",
+    " integer nanoseconds",
+    " instead of",
+    " float64 tokens,",
+    ' and "assert" the',
+    " remainder\n",
+]
 
 
 def deltas(target: int = TARGET_BYTES) -> list[str]:
@@ -61,8 +72,10 @@ def anthropic_stream(target: int = TARGET_BYTES) -> bytes:
     for text in deltas(target):
         data = compact({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}})
         lines.append(f"event: content_block_delta\ndata: {data}\n")
-    lines.append('event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},'
-                 '"usage":{"output_tokens":9000}}\n')
+    lines.append(
+        'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"end_turn"},'
+        '"usage":{"output_tokens":9000}}\n'
+    )
     lines.append('event: message_stop\ndata: {"type":"message_stop"}\n')
     return "\n".join(lines).encode() + b"\n"
 
@@ -70,10 +83,17 @@ def anthropic_stream(target: int = TARGET_BYTES) -> bytes:
 def openai_stream(target: int = TARGET_BYTES) -> bytes:
     lines = []
     for text in deltas(target):
-        data = compact({"id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG", "object": "chat.completion.chunk",
-                        "created": 1764400000, "model": "gpt-5-2025-08-07", "system_fingerprint": None,
-                        "choices": [{"index": 0, "delta": {"content": text}, "logprobs": None,
-                                     "finish_reason": None}], "usage": None})
+        data = compact(
+            {
+                "id": "chatcmpl-B9MHDbslfkBeAs8l4bebGdFOJ6PeG",
+                "object": "chat.completion.chunk",
+                "created": 1764400000,
+                "model": "gpt-5-2025-08-07",
+                "system_fingerprint": None,
+                "choices": [{"index": 0, "delta": {"content": text}, "logprobs": None, "finish_reason": None}],
+                "usage": None,
+            }
+        )
         lines.append(f"data: {data}\n")
     lines.append('data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n')
     lines.append("data: [DONE]\n")
@@ -98,9 +118,16 @@ def timed(run: Callable[[], object]) -> float:
 def measure(kind: str, make: Callable[[int], bytes], repeats: int) -> dict[str, float]:
     """The best CPU times of httpx-sse alone on the 1 MB answer's stream, and of the reference client on it and on
     the 2 MB answer's, in interleaved rounds (a busy moment slows one round of each, not one side)."""
-    request = ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=16000,
-                              reasoning="high", stream=True, prompt_cache_key="", transport_session=None,
-                              parent_session=None)
+    request = ProviderRequest(
+        model="m",
+        messages=(RenderedMessage("user", "go"),),
+        max_tokens=16000,
+        reasoning="high",
+        stream=True,
+        prompt_cache_key="",
+        transport_session=None,
+        parent_session=None,
+    )
     clients = {"once": client_for(make(TARGET_BYTES)), "twice": client_for(make(2 * TARGET_BYTES))}
 
     def bare(client: httpx.Client) -> int:
@@ -129,11 +156,15 @@ def main() -> int:
         ratio = best["once"] / best["bare once"]
         growth, bare_growth = best["twice"] / best["once"], best["bare twice"] / best["bare once"]
         ok &= ratio <= RATIO_GOAL and growth / bare_growth <= LINEAR_GOAL
-        print(f"{kind}: 1 MB answer in a {len(make()) / 1e6:.2f} MB stream: httpx-sse alone "
-              f"{best['bare once'] * 1000:.1f} ms, reference client {best['once'] * 1000:.1f} ms, ratio {ratio:.2f}x "
-              f"(goal: at most {RATIO_GOAL:g}x)")
-        print(f"{kind}: a 2 MB answer costs the client {growth:.2f}x the 1 MB one, httpx-sse alone {bare_growth:.2f}x: "
-              f"{growth / bare_growth:.2f}x its growth (linear: at most {LINEAR_GOAL:g}x)")
+        print(
+            f"{kind}: 1 MB answer in a {len(make()) / 1e6:.2f} MB stream: httpx-sse alone "
+            f"{best['bare once'] * 1000:.1f} ms, reference client {best['once'] * 1000:.1f} ms, ratio {ratio:.2f}x "
+            f"(goal: at most {RATIO_GOAL:g}x)"
+        )
+        print(
+            f"{kind}: a 2 MB answer costs the client {growth:.2f}x the 1 MB one, httpx-sse alone {bare_growth:.2f}x: "
+            f"{growth / bare_growth:.2f}x its growth (linear: at most {LINEAR_GOAL:g}x)"
+        )
     print("goals met" if ok else "GOAL MISSED")
     return 0 if ok else 1
 

@@ -32,8 +32,14 @@ def attempt(path: Path) -> tuple[bool, str, float]:
     """One run of one benchmark: whether it met its goals, what it printed, and how long it took."""
     started = time.monotonic()
     try:
-        run = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=ATTEMPT_TIMEOUT_S,
-                             cwd=HERE.parent, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        run = subprocess.run(
+            [sys.executable, str(path)],
+            capture_output=True,
+            text=True,
+            timeout=ATTEMPT_TIMEOUT_S,
+            cwd=HERE.parent,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
         met, output = run.returncode == 0, run.stdout + run.stderr
         if run.returncode not in (0, 1):
             output += f"\n(exited with code {run.returncode})"
@@ -67,8 +73,10 @@ def main(argv: list[str]) -> int:
     for name, met, tries, spent in summary:
         print(f"{name:<26} {'met' if met else 'MISSED':<12} {tries:>8} {spent:>6.0f}s")
     missed = [name for name, met, _, _ in summary if not met]
-    print(f"{len(summary) - len(missed)} of {len(summary)} benchmarks met their goals in "
-          f"{time.monotonic() - started:.0f} s" + (f"; missed: {', '.join(missed)}" if missed else ""))
+    print(
+        f"{len(summary) - len(missed)} of {len(summary)} benchmarks met their goals in "
+        f"{time.monotonic() - started:.0f} s" + (f"; missed: {', '.join(missed)}" if missed else "")
+    )
     return 1 if missed else 0
 
 

@@ -75,9 +75,11 @@ def named_target(config: pytest.Config) -> tuple[str, str]:
     """The implementation this run tests and where it was named: ``("myadvisor.adapter", "flag")``, the source being
     ``flag`` (``--impl``), ``environment`` (``$ADVISOR_CONFORMANCE_IMPL``) or ``ini`` (``conformance_impl``), in that
     order of precedence; ``("", "")`` when the run does not ask for the suite."""
-    for source, value in (("flag", config.getoption("conformance_impl")),
-                          ("environment", os.environ.get(ENVIRONMENT_VARIABLE)),
-                          ("ini", config.getini("conformance_impl"))):
+    for source, value in (
+        ("flag", config.getoption("conformance_impl")),
+        ("environment", os.environ.get(ENVIRONMENT_VARIABLE)),
+        ("ini", config.getini("conformance_impl")),
+    ):
         if value and str(value).strip():
             return str(value).strip(), source
     return "", ""

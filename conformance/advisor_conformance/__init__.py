@@ -37,8 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 # The public names, each with the module that defines it: loaded on first access (PEP 562), so that
 # ``advisor-conformance rules`` or ``--version`` does not import hypothesis, pytest-httpserver or werkzeug.
-_SUBMODULES = ("catalogue", "checks", "oracle", "scenarios", "shaping", "strategies", "vectors", "wire",
-               "workspace")
+_SUBMODULES = ("catalogue", "checks", "oracle", "scenarios", "shaping", "strategies", "vectors", "wire", "workspace")
 _NAMES = {
     "Adapter": "._contract.protocol",
     "ContractError": "._contract.protocol",
@@ -54,9 +53,26 @@ _NAMES = {
 }
 
 __all__ = [
-    "PROTOCOL_VERSION", "Adapter", "ContractError", "Implementation", "RuleViolation", "TargetError", "answer_of",
-    "catalogue", "check", "check_equal", "checks", "load_target", "oracle", "scenarios", "shaping", "strategies",
-    "vectors", "violation", "wire", "workspace",
+    "PROTOCOL_VERSION",
+    "Adapter",
+    "ContractError",
+    "Implementation",
+    "RuleViolation",
+    "TargetError",
+    "answer_of",
+    "catalogue",
+    "check",
+    "check_equal",
+    "checks",
+    "load_target",
+    "oracle",
+    "scenarios",
+    "shaping",
+    "strategies",
+    "vectors",
+    "violation",
+    "wire",
+    "workspace",
 ]
 
 if TYPE_CHECKING:

@@ -18,8 +18,9 @@ import unicodedata
 
 def first_difference(expected: str, actual: str) -> int:
     """The index of the first character where the texts differ (the shorter one's length when one is a prefix)."""
-    return next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
-                min(len(expected), len(actual)))
+    return next(
+        (i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b), min(len(expected), len(actual))
+    )
 
 
 def code_point(text: str, at: int) -> str:
@@ -46,5 +47,7 @@ def difference(expected: str, actual: str, *, before: int = 40, after: int = 60)
     """Where the texts part, and what each holds there and around it: ``(1000, "(expected U+2026 HORIZONTAL
     ELLIPSIS, got U+002E FULL STOP) expected[960:1060] '...', actual[960:1060] '...'")``."""
     at = first_difference(expected, actual)
-    return at, (f"({parting(expected, actual, at)}) {region('expected', expected, at - before, at + after)}, "
-                f"{region('actual', actual, at - before, at + after)}")
+    return at, (
+        f"({parting(expected, actual, at)}) {region('expected', expected, at - before, at + after)}, "
+        f"{region('actual', actual, at - before, at + after)}"
+    )

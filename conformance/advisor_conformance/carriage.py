@@ -38,7 +38,7 @@ TEXTS: dict[str, str] = {
     "line-ends": "one\r\ntwo\rthree\nfour\u0085five\u2028six\u2029seven\x0beight\x0cnine",
     "controls": "nul\x00 esc\x1b[1mbold\x1b[0m bell\x07 del\x7f end",
     "astral-and-joiners": "\U0001d11e \U0001f468\u200d\U0001f469\u200d\U0001f467 \U0001f1eb\U0001f1f7 "
-                          "\u2764\ufe0f \ue000 \U0010fffd",
+    "\u2764\ufe0f \ue000 \U0010fffd",
 }
 
 #: The classes whose text can be a file name: no control character, line end or slash.
@@ -59,13 +59,17 @@ JSON_RAW_TEXTS: dict[str, str] = {name: text for name, text in TEXTS.items() if 
 #: D800..DFFF) before U+E000..U+FFFF; a locale or case-insensitive sort, or a natural sort of digits, differ too.
 KEY_ORDERS: dict[str, tuple[list[str], list[str]]] = {
     "beyond-bmp-after-private-use": (["\U0001f600", "\ue000"], ["\ue000", "\U0001f600"]),
-    "beyond-bmp-after-halfwidth": (["\U0001d11e clef", "\uff61 stop", "\ufffd", "\U00010000"],
-                                   ["\uff61 stop", "\ufffd", "\U00010000", "\U0001d11e clef"]),
+    "beyond-bmp-after-halfwidth": (
+        ["\U0001d11e clef", "\uff61 stop", "\ufffd", "\U00010000"],
+        ["\uff61 stop", "\ufffd", "\U00010000", "\U0001d11e clef"],
+    ),
     "shared-prefix": (["id\U0001f511", "id\uffee", "id"], ["id", "id\uffee", "id\U0001f511"]),
     "case-and-punctuation": (["b", "a", "_", "B", "A"], ["A", "B", "_", "a", "b"]),
     "digits-not-numeric": (["10", "9", "1", "100"], ["1", "10", "100", "9"]),
-    "accents-by-code-point": (["\u00e9t\u00e9", "zoo", "etre", "\u00e9cole", "Zulu"],
-                              ["Zulu", "etre", "zoo", "\u00e9cole", "\u00e9t\u00e9"]),
+    "accents-by-code-point": (
+        ["\u00e9t\u00e9", "zoo", "etre", "\u00e9cole", "Zulu"],
+        ["Zulu", "etre", "zoo", "\u00e9cole", "\u00e9t\u00e9"],
+    ),
 }
 
 assert all(trim(text) == text for text in TEXTS.values()), "a carried text must survive Go's trim unchanged"
@@ -73,11 +77,14 @@ assert all(trim(text) == text for text in TEXTS.values()), "a carried text must 
 
 def where_changed(expected: str, actual: str) -> str:
     """Where ``actual`` departs from ``expected``, as code points: bounded, for a failure message."""
-    at = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
-              min(len(expected), len(actual)))
+    at = next(
+        (i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b), min(len(expected), len(actual))
+    )
 
     def points(text: str) -> str:
-        return " ".join(f"U+{ord(char):04X}" for char in text[max(0, at - 3):at + 8])
+        return " ".join(f"U+{ord(char):04X}" for char in text[max(0, at - 3) : at + 8])
 
-    return (f"{len(expected)} code points expected, {len(actual)} carried; they differ from code point {at}: "
-            f"expected {points(expected)}, got {points(actual)}")
+    return (
+        f"{len(expected)} code points expected, {len(actual)} carried; they differ from code point {at}: "
+        f"expected {points(expected)}, got {points(actual)}"
+    )

@@ -47,8 +47,14 @@ class Rule:
     why: str = ""
 
     def to_json(self) -> dict[str, str]:
-        out = {"id": self.id, "area": self.area, "level": self.level, "statement": self.statement, "tag": self.tag,
-               "source": self.source}
+        out = {
+            "id": self.id,
+            "area": self.area,
+            "level": self.level,
+            "statement": self.statement,
+            "tag": self.tag,
+            "source": self.source,
+        }
         if self.why:
             out["why"] = self.why
         return out
@@ -94,8 +100,9 @@ def parse_catalogue(text: str, origin: str = "rules.toml") -> Catalogue:
         where = f"{origin}: rule[{index}] ({raw.get('id', '?')})"
         keys = {"id", "tag", "level", "statement", "source"}
         if not keys <= set(raw) <= keys | {"why", "retired"}:
-            raise CatalogueError(f"{where}: expected the keys id, tag, level, statement, source (and why, retired); "
-                                 f"got {sorted(raw)}")
+            raise CatalogueError(
+                f"{where}: expected the keys id, tag, level, statement, source (and why, retired); got {sorted(raw)}"
+            )
         if not isinstance(raw.get("retired", False), bool):
             raise CatalogueError(f"{where}: retired is true or false")
         rule_id = raw["id"]
@@ -115,8 +122,9 @@ def parse_catalogue(text: str, origin: str = "rules.toml") -> Catalogue:
         for key in ("statement", "source"):
             if not raw[key].strip():
                 raise CatalogueError(f"{where}: {key} is empty")
-        rule = Rule(rule_id, area, raw["statement"], raw["tag"], raw["source"], raw["level"],
-                    raw.get("why", "").strip())
+        rule = Rule(
+            rule_id, area, raw["statement"], raw["tag"], raw["source"], raw["level"], raw.get("why", "").strip()
+        )
         (retired if raw.get("retired", False) else rules)[rule_id] = rule
     return Catalogue(areas, rules, fingerprint(rules, retired), retired)
 
@@ -127,8 +135,11 @@ def fingerprint(rules: dict[str, Rule], retired: dict[str, Rule] | None = None) 
     import hashlib
     import json
 
-    text = json.dumps([[rule.to_json() for rule in rules.values()],
-                       [rule.id for rule in (retired or {}).values()]], ensure_ascii=False, sort_keys=True)
+    text = json.dumps(
+        [[rule.to_json() for rule in rules.values()], [rule.id for rule in (retired or {}).values()]],
+        ensure_ascii=False,
+        sort_keys=True,
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
 
 
@@ -139,6 +150,7 @@ def markdown(catalogue: Catalogue, suite_version: str) -> str:
 
     partitions = load_partitions()
     mistakes = load_mistakes()
+
     def cell(text: str) -> str:
         return " ".join(text.split()).replace("|", "\\|")
 
@@ -157,8 +169,8 @@ def markdown(catalogue: Catalogue, suite_version: str) -> str:
         "a failing test fails the run; `should`: our recommendation where the spec is silent, and a failing test",
         "warns unless the run is `--strict-should`), a **tag** (SPEC: follows from the spec text; ORIGIN: how the",
         "origin behaves; WIRE: a fact of a provider's HTTP API; CHOICE: left to each implementation, which declares",
-        "its value), and the **source**: the spec or clarification sentence it comes from (\"spec\" is the advisor",
-        "spec, \"clar. §N\" its clarifications). `advisor-conformance where RULE` shows a rule's tests and code.",
+        'its value), and the **source**: the spec or clarification sentence it comes from ("spec" is the advisor',
+        'spec, "clar. §N" its clarifications). `advisor-conformance where RULE` shows a rule\'s tests and code.',
         "Each rule ends with its **input classes**: the equivalence classes and boundaries of its inputs, each pinned",
         "by at least one deterministic test of the suite (`advisor-conformance rules --json` names the tests); a",
         "class the rule's property tests cannot draw says why (*not drawn*). Then the **plausible mistakes** of a port",
@@ -181,9 +193,11 @@ def markdown(catalogue: Catalogue, suite_version: str) -> str:
             classes = partitions.get(rule.id, ())
             if classes:
                 lines += ["Input classes:", ""]
-                lines += [f"- `{input_class.id}`: {cell(input_class.what)}"
-                          + (f" (*not drawn:* {cell(input_class.unreachable)})" if input_class.unreachable else "")
-                          for input_class in classes]
+                lines += [
+                    f"- `{input_class.id}`: {cell(input_class.what)}"
+                    + (f" (*not drawn:* {cell(input_class.unreachable)})" if input_class.unreachable else "")
+                    for input_class in classes
+                ]
                 lines.append("")
             listed = mistakes.get(rule.id, ())
             if listed:
@@ -192,7 +206,8 @@ def markdown(catalogue: Catalogue, suite_version: str) -> str:
                     if mistake.caught:
                         tests = len(mistake.caught)
                         verdict = f"failed by {tests} test{'s' if tests != 1 else ''}" + (
-                            f", shown by the broken implementation `{mistake.broken}`" if mistake.broken else "")
+                            f", shown by the broken implementation `{mistake.broken}`" if mistake.broken else ""
+                        )
                     else:
                         verdict = f"not pinned: {cell(mistake.open)}"
                     lines.append(f"- {cell(mistake.mistake)} ({verdict})")

@@ -8,8 +8,17 @@ from typing import Any
 from ._bounded import abbreviate, cap_line, cap_lines, show
 from ._excerpts import first_difference, parting, region
 
-__all__ = ["RuleViolation", "SnapshotReview", "abbreviate", "answer_of", "check", "check_equal", "refusal", "show",
-           "violation"]
+__all__ = [
+    "RuleViolation",
+    "SnapshotReview",
+    "abbreviate",
+    "answer_of",
+    "check",
+    "check_equal",
+    "refusal",
+    "show",
+    "violation",
+]
 
 _MISSING = object()
 _LONG = 160
@@ -26,8 +35,9 @@ class RuleViolation(AssertionError):
     blames it on the rules of the test that made the call, whatever ``rules`` the helper that saw it named.
     """
 
-    def __init__(self, message: str, rules: Iterable[str] = (), checked: Iterable[str] = (),
-                 refused: bool = False) -> None:
+    def __init__(
+        self, message: str, rules: Iterable[str] = (), checked: Iterable[str] = (), refused: bool = False
+    ) -> None:
         super().__init__(message)
         self.rules = list(rules)
         self.checked = list(checked)
@@ -47,8 +57,16 @@ class SnapshotReview(AssertionError):
         self.outcome = outcome
 
 
-def violation(rules: str | Iterable[str], what: str, *, input: Any = _MISSING, expected: Any = _MISSING,
-              actual: Any = _MISSING, answer: Any = _MISSING, checked: Iterable[str] = ()) -> RuleViolation:
+def violation(
+    rules: str | Iterable[str],
+    what: str,
+    *,
+    input: Any = _MISSING,
+    expected: Any = _MISSING,
+    actual: Any = _MISSING,
+    answer: Any = _MISSING,
+    checked: Iterable[str] = (),
+) -> RuleViolation:
     """Build the failure: ``[rule.id] what``, then the input, the answer, the expected and the actual value."""
     ids = [rules] if isinstance(rules, str) else list(rules)
     lines = [cap_lines(f"[{', '.join(ids)}] {what}", lines=30)]
@@ -136,8 +154,8 @@ def _tool_structure(answer: Any) -> list[str]:
         if isinstance(request, dict):
             messages.extend(request.get("messages") or [])
     for message in messages:
-        if isinstance(message, dict) and (set(message) - {"role", "content"}
-                                          or not isinstance(message.get("content"), str)):
+        if isinstance(message, dict) and (
+            set(message) - {"role", "content"} or not isinstance(message.get("content"), str)
+        ):
             return ["request.no-tools"]
     return []
-

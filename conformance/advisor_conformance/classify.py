@@ -28,6 +28,7 @@ ASCII_SPACE = set("\t\n\v\f\r ")
 
 # -- reading a drawn input ------------------------------------------------------------------------------------------
 
+
 def strings(value: Any) -> Iterable[str]:
     """Every string in a JSON-like value, object keys included."""
     if isinstance(value, str):
@@ -105,7 +106,7 @@ def padding(text: str, side: str) -> str:
     if not core:
         return text
     start = text.find(core)
-    return text[:start] if side == "left" else text[start + len(core):]
+    return text[:start] if side == "left" else text[start + len(core) :]
 
 
 def any_padding(drawn: Drawn, *names: str) -> str:
@@ -132,15 +133,19 @@ CARRIED: dict[str, Callable[[str], bool]] = {
 }
 
 
-def carried(texts: Callable[[Drawn], Iterable[str]], prefix: str = "carried",
-            only: Iterable[str] | None = None) -> dict[str, Predicate]:
+def carried(
+    texts: Callable[[Drawn], Iterable[str]], prefix: str = "carried", only: Iterable[str] | None = None
+) -> dict[str, Predicate]:
     """The carriage classes of a rule whose carried texts ``texts`` picks out of a drawn input (``only`` these)."""
     names = list(CARRIED) if only is None else list(only)
-    return {f"{prefix}-{name}": (lambda test: lambda drawn: any(test(text) for text in texts(drawn)))(CARRIED[name])
-            for name in names}
+    return {
+        f"{prefix}-{name}": (lambda test: lambda drawn: any(test(text) for text in texts(drawn)))(CARRIED[name])
+        for name in names
+    }
 
 
 # -- the classifiers, by rule -----------------------------------------------------------------------------------
+
 
 def _rendered(drawn: Drawn) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]]:
     """A neutral request's messages (strategies.rendered_messages) as (system messages, the rest before the final)."""
@@ -170,8 +175,10 @@ def _rendered_texts(drawn: Drawn) -> list[str]:
 _BREAKPOINTS_MESSAGES: dict[str, Predicate] = {
     "no-system": lambda d: not _rendered(d)[0] and len(messages(d, "messages")) > 1,
     "several-system-blocks": lambda d: sum(not _go_blank(t) for t in _system_texts(d)) >= 2,
-    "blank-and-empty-messages": lambda d: any(_go_blank(t) for t in _system_texts(d))
-    and any(m.get("role") == "assistant" and text_of(m) == "" for m in _rendered(d)[1]),
+    "blank-and-empty-messages": lambda d: (
+        any(_go_blank(t) for t in _system_texts(d))
+        and any(m.get("role") == "assistant" and text_of(m) == "" for m in _rendered(d)[1])
+    ),
 }
 
 SPACING_CLASSES: dict[str, Predicate] = {
@@ -205,10 +212,13 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
     "breakpoints.default-placement": {
         "final-only": lambda d: len(messages(d, "messages")) >= 1 and not _rendered(d)[1],
         "assistant-before-final": lambda d: bool(_rendered(d)[1]) and _rendered(d)[1][-1].get("role") == "assistant",
-        "consecutive-users": lambda d: len(_rendered(d)[1]) >= 2
-        and [m.get("role") for m in _rendered(d)[1][-2:]] == ["user", "user"],
-        "user-far-back": lambda d: any(m.get("role") == "user" for m in _rendered(d)[1])
-        and [m.get("role") for m in _rendered(d)[1][-2:]] == ["assistant", "assistant"],
+        "consecutive-users": lambda d: (
+            len(_rendered(d)[1]) >= 2 and [m.get("role") for m in _rendered(d)[1][-2:]] == ["user", "user"]
+        ),
+        "user-far-back": lambda d: (
+            any(m.get("role") == "user" for m in _rendered(d)[1])
+            and [m.get("role") for m in _rendered(d)[1][-2:]] == ["assistant", "assistant"]
+        ),
         "no-system": _BREAKPOINTS_MESSAGES["no-system"],
         "several-system": lambda d: len(_system_texts(d)) >= 2,
     },
@@ -222,8 +232,11 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "final-alone": lambda d: len(messages(d, "messages")) == 1,
         "budget-to-spare": lambda d: 1 <= _tail_blocks(d) <= 30,
         "no-system": _BREAKPOINTS_MESSAGES["no-system"],
-        "after-empty-assistant": lambda d: bool(_rendered(d)[1]) and _rendered(d)[1][-1].get("role") == "assistant"
-        and text_of(_rendered(d)[1][-1]) == "",
+        "after-empty-assistant": lambda d: (
+            bool(_rendered(d)[1])
+            and _rendered(d)[1][-1].get("role") == "assistant"
+            and text_of(_rendered(d)[1][-1]) == ""
+        ),
     },
     "breakpoints.max-four": {
         "no-system": lambda d: _BREAKPOINTS_MESSAGES["no-system"](d) and _tail_blocks(d) >= 46,
@@ -236,35 +249,47 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
     "breakpoints.system-marked": {
         "one-block": lambda d: sum(not _go_blank(t) for t in _system_texts(d)) == 1,
         "several-blocks": _BREAKPOINTS_MESSAGES["several-system-blocks"],
-        "blank-last": lambda d: len(_system_texts(d)) >= 2 and _go_blank(_system_texts(d)[-1])
-        and not all(_go_blank(t) for t in _system_texts(d)),
-        "after-conversation": lambda d: any(m.get("role") == "system" and i > 0
-                                            and messages(d, "messages")[i - 1].get("role") != "system"
-                                            for i, m in enumerate(messages(d, "messages")[:-1])),
+        "blank-last": lambda d: (
+            len(_system_texts(d)) >= 2
+            and _go_blank(_system_texts(d)[-1])
+            and not all(_go_blank(t) for t in _system_texts(d))
+        ),
+        "after-conversation": lambda d: any(
+            m.get("role") == "system" and i > 0 and messages(d, "messages")[i - 1].get("role") != "system"
+            for i, m in enumerate(messages(d, "messages")[:-1])
+        ),
     },
     "breakpoints.wire-validity": {
-        "empty-assistant-at-distance-0": lambda d: bool(_rendered(d)[1]) and _rendered(d)[1][-1] == {
-            "role": "assistant", "content": ""},
-        "empty-user-at-distance-0": lambda d: bool(_rendered(d)[1]) and _rendered(d)[1][-1] == {
-            "role": "user", "content": ""},
+        "empty-assistant-at-distance-0": lambda d: (
+            bool(_rendered(d)[1]) and _rendered(d)[1][-1] == {"role": "assistant", "content": ""}
+        ),
+        "empty-user-at-distance-0": lambda d: (
+            bool(_rendered(d)[1]) and _rendered(d)[1][-1] == {"role": "user", "content": ""}
+        ),
         "empty-inside": lambda d: any(text_of(m) == "" for m in _rendered(d)[1][:-1]),
         "blank-system-last": lambda d: bool(_system_texts(d)) and _go_blank(_system_texts(d)[-1]),
         "system-then-tail": lambda d: d["advisor"] and bool(_rendered(d)[0]) and _tail_blocks(d) >= 1,
         "default-profile": lambda d: not d["advisor"],
-        "default-empty-user": lambda d: not d["advisor"] and any(
-            m == {"role": "user", "content": ""} for m in _rendered(d)[1]),
+        "default-empty-user": lambda d: (
+            not d["advisor"] and any(m == {"role": "user", "content": ""} for m in _rendered(d)[1])
+        ),
     },
     # -- dedupe
     "dedupe.file-hash": {
         "check-value": lambda d: b"\n" not in d["data"] and len(d["data"]) > 0,
         "leading-zeros": lambda d: _crc(d["data"]) < 0x10000000,
         "trailing-blanks-stripped": lambda d: any(line != line.rstrip(b" \t\r") for line in d["data"].split(b"\n")),
-        "other-white-space-kept": lambda d: any(line.endswith(tail) for line in d["data"].split(b"\n")
-                                                for tail in (b"\x0b", b"\x0c", b"\xa0", b"\xe3\x80\x80")),
-        "leading-and-inner-blanks-kept": lambda d: any(line[:1] in (b" ", b"\t") or b"\r" in line.rstrip(b" \t\r")
-                                                       for line in d["data"].split(b"\n")),
-        "line-structure": lambda d: d["data"].endswith(b"\n\n") or any(
-            line and not line.strip(b" \t\r") for line in d["data"].split(b"\n")),
+        "other-white-space-kept": lambda d: any(
+            line.endswith(tail)
+            for line in d["data"].split(b"\n")
+            for tail in (b"\x0b", b"\x0c", b"\xa0", b"\xe3\x80\x80")
+        ),
+        "leading-and-inner-blanks-kept": lambda d: any(
+            line[:1] in (b" ", b"\t") or b"\r" in line.rstrip(b" \t\r") for line in d["data"].split(b"\n")
+        ),
+        "line-structure": lambda d: (
+            d["data"].endswith(b"\n\n") or any(line and not line.strip(b" \t\r") for line in d["data"].split(b"\n"))
+        ),
         "not-utf8": lambda d: not _is_utf8(d["data"]),
     },
     "dedupe.full-read-match": {
@@ -279,14 +304,21 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "array-of-strings": lambda d: any(path[-1:] == ("a",) for path, _ in _long_leaves(d["arguments"])),
         "arrays-in-arrays": lambda d: any(("a", "a") == path[-2:] for path, _ in _long_leaves(d["arguments"])),
         "objects-in-arrays": lambda d: any(path[-2:] == ("a", "o") for path, _ in _long_leaves(d["arguments"])),
-        "beside-scalars": lambda d: any(isinstance(v, list) and any(isinstance(i, str) and utf8(i) > ARG_LIMIT
-                                                                    for i in v)
-                                        and any(not isinstance(i, str) for i in v) for v in _containers(d["arguments"])),
+        "beside-scalars": lambda d: any(
+            isinstance(v, list)
+            and any(isinstance(i, str) and utf8(i) > ARG_LIMIT for i in v)
+            and any(not isinstance(i, str) for i in v)
+            for v in _containers(d["arguments"])
+        ),
     },
     "elision.byte-cut": {
         "ascii": lambda d: d["value"].isascii() and utf8(d["value"]) > ARG_LIMIT,
-        "boundary-aligned": lambda d: utf8(d["value"]) > ARG_LIMIT and _cut_dangles(d["value"]) == 0
-        and not d["value"].isascii() and not d["value"].encode()[ARG_LIMIT - 1:ARG_LIMIT].isascii(),
+        "boundary-aligned": lambda d: (
+            utf8(d["value"]) > ARG_LIMIT
+            and _cut_dangles(d["value"]) == 0
+            and not d["value"].isascii()
+            and not d["value"].encode()[ARG_LIMIT - 1 : ARG_LIMIT].isascii()
+        ),
         "two-byte-split": lambda d: _split_width(d["value"]) == 2,
         "three-byte-split": lambda d: _split_width(d["value"]) == 3,
         "four-byte-split": lambda d: _split_width(d["value"]) == 4,
@@ -306,8 +338,9 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "containers": lambda d: any(isinstance(v, (list, dict)) for v in d["arguments"].values()),
         "long-keys": lambda d: any(utf8(key) > ARG_LIMIT for key in d["arguments"]),
         "nested-long-keys": lambda d: any(utf8(key) > ARG_LIMIT for v in d["arguments"].values() for key in keys(v)),
-        "long-key-of-elided-value": lambda d: any(utf8(key) > ARG_LIMIT and isinstance(v, str) and utf8(v) > ARG_LIMIT
-                                                  for key, v in d["arguments"].items()),
+        "long-key-of-elided-value": lambda d: any(
+            utf8(key) > ARG_LIMIT and isinstance(v, str) and utf8(v) > ARG_LIMIT for key, v in d["arguments"].items()
+        ),
     },
     "elision.threshold": {
         "empty": lambda d: d["value"] == "",
@@ -317,8 +350,9 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "just-above": lambda d: ARG_LIMIT < utf8(d["value"]) <= ARG_LIMIT + 4,
         "far-above": lambda d: utf8(d["value"]) >= 2 * ARG_LIMIT,
         "over-in-bytes-not-characters": lambda d: utf8(d["value"]) > ARG_LIMIT and len(d["value"]) < ARG_LIMIT,
-        "json-escaped-characters": lambda d: 900 <= utf8(d["value"]) <= ARG_LIMIT
-        and bool(re.search(r'["\\\n<\x00-\x1f]', d["value"])),
+        "json-escaped-characters": lambda d: (
+            900 <= utf8(d["value"]) <= ARG_LIMIT and bool(re.search(r'["\\\n<\x00-\x1f]', d["value"]))
+        ),
     },
     # -- files
     "files.aggregate-cap": {
@@ -327,21 +361,26 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "partial-file": lambda d: _file_total(d) > FILES_TOTAL and _overflow_is_partial(d),
         "after-per-file-cap": lambda d: any(len(data) > FILE_LIMIT for _, data in d["pairs"]),
         "nothing-remains": lambda d: _spent_before_last(d),
-        "order": lambda d: len(d["pairs"]) >= 4 and len(d["pairs"][0][1]) < 1000
-        and sum(len(data) > 30000 for _, data in d["pairs"][1:]) >= 3,
+        "order": lambda d: (
+            len(d["pairs"]) >= 4
+            and len(d["pairs"][0][1]) < 1000
+            and sum(len(data) > 30000 for _, data in d["pairs"][1:]) >= 3
+        ),
         "invalid-utf8-counted-raw": lambda d: any(not _is_utf8(data) for _, data in d["pairs"]),
     },
     "files.invalid-utf8": {
         "invalid-bytes": lambda d: any(b in d["data"] for b in (b"\xff", b"\xfe", b"\xf5", b"\xf8", b"\xfd")),
         "truncated-sequence": lambda d: bool(re.search(rb"[\xe0-\xf4][\x80-\xbf]{0,2}(?![\x80-\xbf])", d["data"])),
-        "ill-formed-sequence": lambda d: bool(re.search(rb"\xed[\xa0-\xbf]|[\xc0\xc1]|\xe0[\x80-\x9f]|\xf4[\x90-\xbf]",
-                                                        d["data"])),
+        "ill-formed-sequence": lambda d: bool(
+            re.search(rb"\xed[\xa0-\xbf]|[\xc0\xc1]|\xe0[\x80-\x9f]|\xf4[\x90-\xbf]", d["data"])
+        ),
         "lone-continuations": lambda d: bool(re.search(rb"(?:^|[\x00-\x7f])[\x80-\xbf]", d["data"])),
         "valid-multibyte": lambda d: _is_utf8(d["data"]) and not d["data"].isascii(),
         "invalid-at-cap": lambda d: len(d["data"]) == FILE_LIMIT and not _is_utf8(d["data"]),
         "invalid-over-cap": lambda d: len(d["data"]) > FILE_LIMIT and not _is_utf8(d["data"]),
-        "truncated-at-cut": lambda d: len(d["data"]) > FILE_LIMIT and _is_utf8(d["data"])
-        and not _is_utf8(d["data"][:FILE_LIMIT]),
+        "truncated-at-cut": lambda d: (
+            len(d["data"]) > FILE_LIMIT and _is_utf8(d["data"]) and not _is_utf8(d["data"][:FILE_LIMIT])
+        ),
     },
     "files.render-format": {
         "plain": lambda d: bool(d["text"]) and not d["text"].endswith("\n"),
@@ -350,8 +389,11 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "fence-inside": lambda d: "```" in d["text"],
         "crlf": lambda d: "\r\n" in d["text"],
         **carried(lambda d: [d["text"]]),
-        **carried(lambda d: [d["path"]], "path", ("byte-order-mark", "decomposed", "precomposed", "compatibility",
-                                                  "astral-and-joiners")),
+        **carried(
+            lambda d: [d["path"]],
+            "path",
+            ("byte-order-mark", "decomposed", "precomposed", "compatibility", "astral-and-joiners"),
+        ),
     },
     # -- flatten
     "flatten.advisor-note": {
@@ -367,16 +409,19 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "scalars": lambda d: sum(not isinstance(v, str) for _, v in leaves(d["arguments"])) >= 3,
         "escapes": lambda d: any(c in s for s in strings(d["arguments"]) for c in '"\\\n\t\r'),
         "control-characters": lambda d: any(_CONTROLS.search(s) for s in strings(d["arguments"])),
-        "non-ascii-and-html": lambda d: any(not s.isascii() for s in strings(d["arguments"]))
-        and any(c in s for s in strings(d["arguments"]) for c in "<>&"),
+        "non-ascii-and-html": lambda d: (
+            any(not s.isascii() for s in strings(d["arguments"]))
+            and any(c in s for s in strings(d["arguments"]) for c in "<>&")
+        ),
         "unusual-keys": lambda d: any(key == "" or not key.isascii() or " " in key for key in keys(d["arguments"])),
         "brackets": lambda d: any(c in s for s in strings(d["arguments"]) for c in "[]{}"),
         **carried(lambda d: strings(d["arguments"])),
     },
     "flatten.args-json-origin-encoding": {
         "sorted-compact": lambda d: list(d["arguments"]) != sorted(d["arguments"]),
-        "nested-sorted": lambda d: any(len(v) >= 2 for v in _containers(d["arguments"]) if isinstance(v, dict)
-                                       and v is not d["arguments"]),
+        "nested-sorted": lambda d: any(
+            len(v) >= 2 for v in _containers(d["arguments"]) if isinstance(v, dict) and v is not d["arguments"]
+        ),
         "empty-object": lambda d: d["arguments"] == {},
         "html-escapes": lambda d: any(c in s for s in strings(d["arguments"]) for c in "<>&"),
         "line-separators": lambda d: any("\u2028" in s or "\u2029" in s for s in strings(d["arguments"])),
@@ -386,26 +431,37 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "key-order-bytes": lambda d: len({k[:1].isupper() for k in d["arguments"] if k}) == 2,
         "non-ascii-raw": lambda d: any(not s.isascii() for s in strings(d["arguments"])),
         "dangling-bytes": lambda d: any(_cut_dangles(s) > 0 for s in long_strings(d["arguments"])),
-        **{k: v for k, v in carried(lambda d: strings(d["arguments"])).items()
-           if k not in ("carried-line-ends", "carried-controls")},
+        **{
+            k: v
+            for k, v in carried(lambda d: strings(d["arguments"])).items()
+            if k not in ("carried-line-ends", "carried-controls")
+        },
         "key-order-beyond-bmp-after-private-use": lambda d: _mixes_planes(keys(d["arguments"]), 0xE000),
         "key-order-beyond-bmp-after-halfwidth": lambda d: _mixes_planes(keys(d["arguments"]), 0xFF00),
-        "key-order-case-and-punctuation": lambda d: any(k[:1].isupper() for k in keys(d["arguments"]))
-        and any(k[:1].islower() for k in keys(d["arguments"])) and any(k[:1] == "_" for k in keys(d["arguments"])),
+        "key-order-case-and-punctuation": lambda d: (
+            any(k[:1].isupper() for k in keys(d["arguments"]))
+            and any(k[:1].islower() for k in keys(d["arguments"]))
+            and any(k[:1] == "_" for k in keys(d["arguments"]))
+        ),
         "key-order-digits-not-numeric": lambda d: sum(k.isdigit() for k in keys(d["arguments"])) >= 2,
-        "key-order-accents-by-code-point": lambda d: any(k[:1] in "\u00e0\u00e9\u00e8\u00ea\u00f6\u00fc"
-                                                         for k in keys(d["arguments"]) if k),
-        "key-order-shared-prefix": lambda d: any(a != b and b.startswith(a) and a for a in keys(d["arguments"])
-                                                 for b in keys(d["arguments"])),
+        "key-order-accents-by-code-point": lambda d: any(
+            k[:1] in "\u00e0\u00e9\u00e8\u00ea\u00f6\u00fc" for k in keys(d["arguments"]) if k
+        ),
+        "key-order-shared-prefix": lambda d: any(
+            a != b and b.startswith(a) and a for a in keys(d["arguments"]) for b in keys(d["arguments"])
+        ),
     },
     "flatten.assistant-with-calls": {
         "empty-content": lambda d: text_of(d["message"]) == "" and len(calls(d["message"])) == 1,
         "blank-content": lambda d: text_of(d["message"]) != "" and _go_blank(text_of(d["message"])),
         "text-one-call": lambda d: not _go_blank(text_of(d["message"])) and len(calls(d["message"])) == 1,
         "several-calls": lambda d: len(calls(d["message"])) >= 2,
-        "repeated-call": lambda d: len({repr(sorted(c.items())) for c in calls(d["message"])}) < len(calls(d["message"])),
-        "content-ends-in-newline": lambda d: text_of(d["message"]).endswith("\n") and not _go_blank(
-            text_of(d["message"])),
+        "repeated-call": lambda d: (
+            len({repr(sorted(c.items())) for c in calls(d["message"])}) < len(calls(d["message"]))
+        ),
+        "content-ends-in-newline": lambda d: (
+            text_of(d["message"]).endswith("\n") and not _go_blank(text_of(d["message"]))
+        ),
         **carried(lambda d: [text_of(d["message"])]),
     },
     "flatten.call-ids-hidden": {
@@ -427,27 +483,37 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "assistant": lambda d: any(m.get("role") == "assistant" for m in d["plain"]),
         "empty": lambda d: any(text_of(m) == "" for m in d["plain"] if m.get("role") in ("user", "assistant")),
         "blank": lambda d: any(text_of(m) != "" and _go_blank(text_of(m)) for m in d["plain"]),
-        "trailing-white-space": lambda d: any(m.get("role") == "assistant" and text_of(m).strip()
-                                              and text_of(m)[-1:].isspace() for m in d["plain"]),
+        "trailing-white-space": lambda d: any(
+            m.get("role") == "assistant" and text_of(m).strip() and text_of(m)[-1:].isspace() for m in d["plain"]
+        ),
         "multi-line": lambda d: any("\n" in trim(text_of(m)) for m in d["plain"]),
         "unicode": lambda d: any(not text_of(m).isascii() for m in d["plain"]),
         **carried(lambda d: [text_of(m) for m in d["plain"]]),
     },
     "flatten.reasoning-cleared": {
-        "assistant-text": lambda d: any(m.get("role") == "assistant" and text_of(m) and not calls(m)
-                                        and "reasoning_content" in m for m in d["transcript"]),
-        "assistant-with-calls": lambda d: any(m.get("role") == "assistant" and text_of(m) and calls(m)
-                                              and "reasoning_content" in m for m in d["transcript"]),
-        "calls-without-text": lambda d: any(m.get("role") == "assistant" and not text_of(m) and calls(m)
-                                            and "reasoning_content" in m for m in d["transcript"]),
-        "reasoning-only": lambda d: any(m.get("role") == "assistant" and not text_of(m) and not calls(m)
-                                        and "reasoning_content" in m for m in d["transcript"]),
+        "assistant-text": lambda d: any(
+            m.get("role") == "assistant" and text_of(m) and not calls(m) and "reasoning_content" in m
+            for m in d["transcript"]
+        ),
+        "assistant-with-calls": lambda d: any(
+            m.get("role") == "assistant" and text_of(m) and calls(m) and "reasoning_content" in m
+            for m in d["transcript"]
+        ),
+        "calls-without-text": lambda d: any(
+            m.get("role") == "assistant" and not text_of(m) and calls(m) and "reasoning_content" in m
+            for m in d["transcript"]
+        ),
+        "reasoning-only": lambda d: any(
+            m.get("role") == "assistant" and not text_of(m) and not calls(m) and "reasoning_content" in m
+            for m in d["transcript"]
+        ),
         "several-messages": lambda d: sum("reasoning_content" in m for m in d["transcript"]) >= 2,
         "multi-line": lambda d: any("\n" in str(m.get("reasoning_content", "")) for m in d["transcript"]),
     },
     "flatten.tool-call-line": {
-        "string-arguments": lambda d: bool(d["call"]["arguments"]) and all(
-            isinstance(v, str) for v in d["call"]["arguments"].values()),
+        "string-arguments": lambda d: (
+            bool(d["call"]["arguments"]) and all(isinstance(v, str) for v in d["call"]["arguments"].values())
+        ),
         "empty-arguments": lambda d: d["call"]["arguments"] == {},
         "nested-arguments": lambda d: depth(d["call"]["arguments"]) >= 2,
         "newlines-and-brackets": lambda d: any("\n" in s or "]" in s for s in strings(d["call"]["arguments"])),
@@ -468,8 +534,9 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "one-side": lambda d: bool(d["pad_left"]) != bool(d["pad_right"]),
         "inner-space": lambda d: any(c.isspace() for c in d["text"]),
         "no-padding": lambda d: not d["pad_left"] and not d["pad_right"],
-        "not-go-space": lambda d: d["text"][:1] in "\x1c\x1d\x1e\x1f\ufeff\u200b" or d["text"][-1:] in
-        "\x1c\x1d\x1e\x1f\ufeff\u200b",
+        "not-go-space": lambda d: (
+            d["text"][:1] in "\x1c\x1d\x1e\x1f\ufeff\u200b" or d["text"][-1:] in "\x1c\x1d\x1e\x1f\ufeff\u200b"
+        ),
         **carried(lambda d: [d["text"]]),
     },
     "handler.one-request": {
@@ -492,8 +559,9 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "unicode-padding": lambda d: bool(set(d["pad"]) - ASCII_SPACE),
         "inner-white-space": lambda d: any(c.isspace() for c in trim(d["text"])),
         "trailing-newlines": lambda d: (d["text"] + d["pad"]).endswith("\n\n"),
-        "not-go-space-edges": lambda d: trim(d["text"])[:1] in "\x1c\ufeff\u200b" or trim(d["text"])[-1:] in
-        "\x1c\ufeff\u200b",
+        "not-go-space-edges": lambda d: (
+            trim(d["text"])[:1] in "\x1c\ufeff\u200b" or trim(d["text"])[-1:] in "\x1c\ufeff\u200b"
+        ),
         **carried(lambda d: [d["text"]]),
     },
     "inflight.label-at-head": {
@@ -525,8 +593,9 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "at-cap": lambda d: utf8(trim(d["question"])) == QUESTION_LIMIT,
         "just-above-cap": lambda d: QUESTION_LIMIT < utf8(trim(d["question"])) <= QUESTION_LIMIT + 4,
         "far-above-cap": lambda d: utf8(trim(d["question"])) >= 2 * QUESTION_LIMIT,
-        "multibyte-split": lambda d: utf8(trim(d["question"])) > QUESTION_LIMIT
-        and _cut_dangles(trim(d["question"]), QUESTION_LIMIT) > 0,
+        "multibyte-split": lambda d: (
+            utf8(trim(d["question"])) > QUESTION_LIMIT and _cut_dangles(trim(d["question"]), QUESTION_LIMIT) > 0
+        ),
         "trimmed-under-cap": lambda d: utf8(d["question"]) > QUESTION_LIMIT >= utf8(trim(d["question"])),
     },
     "question.trim": {
@@ -545,11 +614,13 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "in-flight-and-question": lambda d: d["inflight"] and not d["files"] and bool(trim(d["question"])),
         "in-flight-and-file": lambda d: d["inflight"] and len(d["files"]) == 1 and not trim(d["question"]),
         "files-and-question": lambda d: not d["inflight"] and bool(d["files"]) and bool(trim(d["question"])),
-        "files-in-given-order": lambda d: len(d["files"]) >= 2 and [p for p, _ in d["files"]] != sorted(
-            p for p, _ in d["files"]),
+        "files-in-given-order": lambda d: (
+            len(d["files"]) >= 2 and [p for p, _ in d["files"]] != sorted(p for p, _ in d["files"])
+        ),
         "question-alone": lambda d: not d["inflight"] and not d["files"] and bool(trim(d["question"])),
-        "blank-question": lambda d: d["inflight"] and bool(d["files"]) and d["question"] != ""
-        and not trim(d["question"]),
+        "blank-question": lambda d: (
+            d["inflight"] and bool(d["files"]) and d["question"] != "" and not trim(d["question"])
+        ),
     },
     "request.guidance-request": {
         "nothing-else": lambda d: not _trailing_assistant_text(d) and not d["files"] and not trim(d["question"]),
@@ -561,40 +632,57 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
     "request.message-sequence": {
         "empty-snapshot": lambda d: not d["transcript"],
         "system-mid-snapshot": lambda d: any(m.get("role") == "system" for m in d["transcript"][1:]),
-        "ends-with-user": lambda d: bool(d["transcript"]) and d["transcript"][-1].get("role") == "user"
-        and bool(trim(d["question"])),
-        "ends-with-tool-result": lambda d: bool(d["transcript"]) and d["transcript"][-1].get("role") == "tool"
-        and bool(d["files"]),
-        "consecutive-same-role": lambda d: any(a.get("role") == b.get("role") for a, b in
-                                               zip(d["transcript"], d["transcript"][1:], strict=False)),
+        "ends-with-user": lambda d: (
+            bool(d["transcript"]) and d["transcript"][-1].get("role") == "user" and bool(trim(d["question"]))
+        ),
+        "ends-with-tool-result": lambda d: (
+            bool(d["transcript"]) and d["transcript"][-1].get("role") == "tool" and bool(d["files"])
+        ),
+        "consecutive-same-role": lambda d: any(
+            a.get("role") == b.get("role") for a, b in zip(d["transcript"], d["transcript"][1:], strict=False)
+        ),
         "calls-flattened-one-each": lambda d: any(len(calls(m)) >= 2 for m in d["transcript"]),
-        "in-flight-files-and-question": lambda d: _trailing_assistant_text(d) and len(d["files"]) >= 2
-        and bool(trim(d["question"])),
+        "in-flight-files-and-question": lambda d: (
+            _trailing_assistant_text(d) and len(d["files"]) >= 2 and bool(trim(d["question"]))
+        ),
         "only-in-flight": lambda d: len(d["transcript"]) == 1 and d["transcript"][0].get("role") == "assistant",
     },
     "request.no-tools": {
-        "calls-and-results": lambda d: any(calls(m) for m in d["transcript"])
-        and any(m.get("role") == "tool" for m in d["transcript"]),
+        "calls-and-results": lambda d: (
+            any(calls(m) for m in d["transcript"]) and any(m.get("role") == "tool" for m in d["transcript"])
+        ),
         "reasoning-and-metadata": lambda d: any("reasoning_content" in m and "metadata" in m for m in d["transcript"]),
-        "in-flight-with-calls": lambda d: bool(d["transcript"]) and d["transcript"][-1].get("role") == "assistant"
-        and bool(calls(d["transcript"][-1])),
+        "in-flight-with-calls": lambda d: (
+            bool(d["transcript"])
+            and d["transcript"][-1].get("role") == "assistant"
+            and bool(calls(d["transcript"][-1]))
+        ),
         "no-snapshot": lambda d: not d["transcript"],
     },
     "request.prefix-stable-across-calls": {
-        "question-differs": lambda d: trim(d["first"][0]) != trim(d["second"][0]) and bool(d["transcript"])
-        and d["transcript"][-1].get("role") == "user",
+        "question-differs": lambda d: (
+            trim(d["first"][0]) != trim(d["second"][0])
+            and bool(d["transcript"])
+            and d["transcript"][-1].get("role") == "user"
+        ),
         "question-added": lambda d: not trim(d["first"][0]) and bool(trim(d["second"][0])),
-        "files-differ": lambda d: d["first"][1] != d["second"][1] and bool(d["transcript"])
-        and d["transcript"][-1].get("role") == "tool",
+        "files-differ": lambda d: (
+            d["first"][1] != d["second"][1] and bool(d["transcript"]) and d["transcript"][-1].get("role") == "tool"
+        ),
         "in-flight": lambda d: bool(d["transcript"]) and d["transcript"][-1].get("role") == "assistant",
         "empty-snapshot": lambda d: not d["transcript"],
     },
     "request.prefix-stable-on-append": {
         "first-message": lambda d: not d["transcript"],
-        "user-after-user": lambda d: bool(d["transcript"]) and d["transcript"][-1].get("role") == "user"
-        and d["appended"][0].get("role") == "user" and bool(trim(d["question"])),
-        "several-after-elided-arguments": lambda d: len(d["appended"]) >= 4 and any(
-            long_strings(c.get("arguments")) for m in d["transcript"] for c in calls(m)),
+        "user-after-user": lambda d: (
+            bool(d["transcript"])
+            and d["transcript"][-1].get("role") == "user"
+            and d["appended"][0].get("role") == "user"
+            and bool(trim(d["question"]))
+        ),
+        "several-after-elided-arguments": lambda d: (
+            len(d["appended"]) >= 4 and any(long_strings(c.get("arguments")) for m in d["transcript"] for c in calls(m))
+        ),
         "many-tool-results": lambda d: sum(m.get("role") == "tool" for m in [*d["transcript"], *d["appended"]]) > 4,
     },
     "request.system-prompt": {
@@ -607,10 +695,19 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
     "transcript.malformed-rejected": {
         "missing-role": lambda d: _case(d) == "missing-role",
         "role-not-a-string": lambda d: _case(d) in ("role-not-a-string", "role-null"),
-        "content-wrong-type": lambda d: _case(d) in ("numeric-content", "array-content", "boolean-content",
-                                                     "assistant-object-content", "tool-content-object"),
-        "tool-calls-on-non-assistant": lambda d: _case(d) in ("tool-calls-on-user", "tool-calls-on-system",
-                                                              "tool-calls-on-tool"),
+        "content-wrong-type": lambda d: (
+            _case(d)
+            in (
+                "numeric-content",
+                "array-content",
+                "boolean-content",
+                "assistant-object-content",
+                "tool-content-object",
+            )
+        ),
+        "tool-calls-on-non-assistant": lambda d: (
+            _case(d) in ("tool-calls-on-user", "tool-calls-on-system", "tool-calls-on-tool")
+        ),
         "tool-calls-not-a-list-of-objects": lambda d: _case(d) in ("tool-calls-object", "tool-call-not-object"),
         "arguments-not-object": lambda d: (_case(d) or "").startswith("arguments-"),
         "later-call-arguments": lambda d: _case(d) == "second-call-arguments",
@@ -623,32 +720,43 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
     },
     "transcript.roles": {
         "empty": lambda d: not d["transcript"],
-        "system-and-user": lambda d: any(a.get("role") == "system" and b.get("role") == "user"
-                                         for a, b in zip(d["transcript"], d["transcript"][1:], strict=False)),
-        "assistant-text": lambda d: any(m.get("role") == "assistant" and text_of(m) and not calls(m)
-                                        for m in d["transcript"]),
-        "one-call-and-result": lambda d: any(len(calls(m)) == 1 and i + 1 < len(d["transcript"])
-                                             and d["transcript"][i + 1].get("role") == "tool"
-                                             for i, m in enumerate(d["transcript"])),
+        "system-and-user": lambda d: any(
+            a.get("role") == "system" and b.get("role") == "user"
+            for a, b in zip(d["transcript"], d["transcript"][1:], strict=False)
+        ),
+        "assistant-text": lambda d: any(
+            m.get("role") == "assistant" and text_of(m) and not calls(m) for m in d["transcript"]
+        ),
+        "one-call-and-result": lambda d: any(
+            len(calls(m)) == 1 and i + 1 < len(d["transcript"]) and d["transcript"][i + 1].get("role") == "tool"
+            for i, m in enumerate(d["transcript"])
+        ),
         "several-calls": lambda d: any(len(calls(m)) >= 3 for m in d["transcript"]),
         "reasoning-and-metadata": lambda d: any("reasoning_content" in m and "metadata" in m for m in d["transcript"]),
-        "advisor-result-and-unicode": lambda d: any(m.get("role") == "tool" and m.get("name") == "advisor"
-                                                    for m in d["transcript"])
-        and any(not text_of(m).isascii() for m in d["transcript"] if m.get("role") == "user"),
-        "repeated-roles-empty-text": lambda d: any(a.get("role") == b.get("role") for a, b in
-                                                   zip(d["transcript"], d["transcript"][1:], strict=False))
-        and any(text_of(m) == "" for m in d["transcript"] if m.get("role") == "user"),
+        "advisor-result-and-unicode": lambda d: (
+            any(m.get("role") == "tool" and m.get("name") == "advisor" for m in d["transcript"])
+            and any(not text_of(m).isascii() for m in d["transcript"] if m.get("role") == "user")
+        ),
+        "repeated-roles-empty-text": lambda d: (
+            any(a.get("role") == b.get("role") for a, b in zip(d["transcript"], d["transcript"][1:], strict=False))
+            and any(text_of(m) == "" for m in d["transcript"] if m.get("role") == "user")
+        ),
     },
     # -- wire
     "wire.anthropic-messages": {
-        "alternating": lambda d: len(_rendered(d)[1]) >= 2 and all(
-            a.get("role") != b.get("role") for a, b in zip(_rendered(d)[1], _rendered(d)[1][1:], strict=False)),
-        "consecutive-same-role": lambda d: any(a.get("role") == b.get("role") for a, b in
-                                               zip(_rendered(d)[1], _rendered(d)[1][1:], strict=False)),
+        "alternating": lambda d: (
+            len(_rendered(d)[1]) >= 2
+            and all(a.get("role") != b.get("role") for a, b in zip(_rendered(d)[1], _rendered(d)[1][1:], strict=False))
+        ),
+        "consecutive-same-role": lambda d: any(
+            a.get("role") == b.get("role") for a, b in zip(_rendered(d)[1], _rendered(d)[1][1:], strict=False)
+        ),
         "white-space-kept": lambda d: any(text_of(m) and text_of(m) != text_of(m).strip() for m in _rendered(d)[1]),
         "empty-assistant-dropped": lambda d: any(m == {"role": "assistant", "content": ""} for m in _rendered(d)[1]),
-        "several-empty-assistants": lambda d: any(a == b == {"role": "assistant", "content": ""} for a, b in
-                                                  zip(_rendered(d)[1], _rendered(d)[1][1:], strict=False)),
+        "several-empty-assistants": lambda d: any(
+            a == b == {"role": "assistant", "content": ""}
+            for a, b in zip(_rendered(d)[1], _rendered(d)[1][1:], strict=False)
+        ),
         "empty-user": lambda d: any(m == {"role": "user", "content": ""} for m in _rendered(d)[1]),
         "non-ascii": lambda d: any(not text_of(m).isascii() for m in _rendered(d)[1]),
         **carried(lambda d: [text_of(m) for m in _rendered(d)[1]]),
@@ -660,13 +768,16 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "no-system": lambda d: not _rendered(d)[0],
     },
     "wire.anthropic-nonempty": {
-        "empty-user-and-assistant": lambda d: d["advisor"] and any(text_of(m) == "" and m.get("role") == "user"
-                                                                   for m in _rendered(d)[1])
-        and any(text_of(m) == "" and m.get("role") == "assistant" for m in _rendered(d)[1]),
+        "empty-user-and-assistant": lambda d: (
+            d["advisor"]
+            and any(text_of(m) == "" and m.get("role") == "user" for m in _rendered(d)[1])
+            and any(text_of(m) == "" and m.get("role") == "assistant" for m in _rendered(d)[1])
+        ),
         "empty-second-to-last-user": lambda d: not d["advisor"] and _second_to_last_user_empty(d),
         "empty-system": lambda d: any(t == "" for t in _system_texts(d)),
-        "empty-assistant-before-final": lambda d: bool(_rendered(d)[1])
-        and _rendered(d)[1][-1] == {"role": "assistant", "content": ""},
+        "empty-assistant-before-final": lambda d: (
+            bool(_rendered(d)[1]) and _rendered(d)[1][-1] == {"role": "assistant", "content": ""}
+        ),
     },
     "wire.anthropic-system-blocks": {
         "none": lambda d: not _system_texts(d),
@@ -674,8 +785,9 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "several-in-order": lambda d: sum(not _go_blank(t) for t in _system_texts(d)) >= 2,
         "blank-skipped": lambda d: any(_go_blank(t) and set(t) <= ASCII_SPACE for t in _system_texts(d)),
         "padded-kept-whole": lambda d: any(not _go_blank(t) and t != t.strip() for t in _system_texts(d)),
-        "mid-conversation": lambda d: any(m.get("role") == "system" for m in messages(d, "messages")[:-1][
-            len(_leading_system(d)):]),
+        "mid-conversation": lambda d: any(
+            m.get("role") == "system" for m in messages(d, "messages")[:-1][len(_leading_system(d)) :]
+        ),
         **carried(lambda d: [t for t in _system_texts(d) if not _go_blank(t)]),
     },
     "wire.codex-instructions": {
@@ -684,11 +796,13 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "several-joined": lambda d: sum(not _go_blank(t) for t in _system_texts(d)) >= 2,
         "padded-trimmed": lambda d: any(not _go_blank(t) and t != trim(t) for t in _system_texts(d)),
         "blank-skipped": lambda d: any(_go_blank(t) for t in _system_texts(d)),
-        "mid-conversation": lambda d: any(m.get("role") == "system" for m in messages(d, "messages")[:-1][
-            len(_leading_system(d)):]),
+        "mid-conversation": lambda d: any(
+            m.get("role") == "system" for m in messages(d, "messages")[:-1][len(_leading_system(d)) :]
+        ),
         "empty-left-out": lambda d: any(text_of(m) == "" for m in _rendered(d)[1]),
-        "consecutive-same-role": lambda d: any(a.get("role") == b.get("role") for a, b in
-                                               zip(_rendered(d)[1], _rendered(d)[1][1:], strict=False)),
+        "consecutive-same-role": lambda d: any(
+            a.get("role") == b.get("role") for a, b in zip(_rendered(d)[1], _rendered(d)[1][1:], strict=False)
+        ),
         **carried(lambda d: [text_of(m) for m in _rendered(d)[1]]),
     },
     "wire.typed-params": {
@@ -700,6 +814,7 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
 
 
 # -- the helpers the predicates share ---------------------------------------------------------------------------
+
 
 def _crc(data: bytes) -> int:
     import zlib
@@ -748,6 +863,7 @@ def _split_width(text: str) -> int:
 
 def _mixes_planes(names: list[str], low: int) -> bool:
     """Keys with a character above U+FFFF and keys with one in [low, U+FFFF] at the same place."""
+
     def first_big(key: str) -> int | None:
         return next((ord(c) for c in key if ord(c) >= low), None)
 

@@ -27,55 +27,108 @@ def _named(name: str, data: dict[str, Any]) -> Event:
 
 def anthropic_events(pieces: Sequence[str], stop_reason: str = "end_turn") -> list[Event]:
     """A Messages stream of one text block of ``pieces`` (text deltas)."""
-    out = [_named("message_start", {"message": {"id": "msg_01", "type": "message", "role": "assistant",
-                                                "content": [], "model": "claude-sonnet-4-5", "stop_reason": None,
-                                                "stop_sequence": None,
-                                                "usage": {"input_tokens": 12, "output_tokens": 1}}}),
-           _named("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
-           _named("ping", {})]
-    out += [_named("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": piece}})
-            for piece in pieces]
-    out += [_named("content_block_stop", {"index": 0}),
-            _named("message_delta", {"delta": {"stop_reason": stop_reason, "stop_sequence": None},
-                                     "usage": {"output_tokens": 7}}),
-            _named("message_stop", {})]
+    out = [
+        _named(
+            "message_start",
+            {
+                "message": {
+                    "id": "msg_01",
+                    "type": "message",
+                    "role": "assistant",
+                    "content": [],
+                    "model": "claude-sonnet-4-5",
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 12, "output_tokens": 1},
+                }
+            },
+        ),
+        _named("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+        _named("ping", {}),
+    ]
+    out += [
+        _named("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": piece}}) for piece in pieces
+    ]
+    out += [
+        _named("content_block_stop", {"index": 0}),
+        _named(
+            "message_delta",
+            {"delta": {"stop_reason": stop_reason, "stop_sequence": None}, "usage": {"output_tokens": 7}},
+        ),
+        _named("message_stop", {}),
+    ]
     return out
 
 
 def _chunk(delta: dict[str, Any], finish_reason: str | None = None) -> Event:
-    return None, json.dumps({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1764400000,
-                             "model": "gpt-5", "choices": [{"index": 0, "delta": delta,
-                                                            "finish_reason": finish_reason}]}, ensure_ascii=False)
+    return None, json.dumps(
+        {
+            "id": "chatcmpl-1",
+            "object": "chat.completion.chunk",
+            "created": 1764400000,
+            "model": "gpt-5",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
+        },
+        ensure_ascii=False,
+    )
 
 
 def chat_events(pieces: Sequence[str], finish_reason: str = "stop") -> list[Event]:
     """An OpenAI chat stream: a role chunk, a chunk per piece, the finish chunk and ``[DONE]``."""
-    return [_chunk({"role": "assistant", "content": ""}), *(_chunk({"content": piece}) for piece in pieces),
-            _chunk({}, finish_reason), (None, "[DONE]")]
+    return [
+        _chunk({"role": "assistant", "content": ""}),
+        *(_chunk({"content": piece}) for piece in pieces),
+        _chunk({}, finish_reason),
+        (None, "[DONE]"),
+    ]
 
 
 def responses_events(pieces: Sequence[str]) -> list[Event]:
     """A Responses stream of one message whose one output_text part is ``pieces`` (deltas)."""
     text = "".join(pieces)
-    item = {"id": "msg_1", "type": "message", "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
-    return [_named("response.created", {"response": {"id": "resp_1", "status": "in_progress", "output": []}}),
-            _named("response.output_item.added", {"output_index": 0, "item": {**item, "status": "in_progress",
-                                                                               "content": []}}),
-            *(_named("response.output_text.delta", {"item_id": "msg_1", "output_index": 0, "content_index": 0,
-                                                    "delta": piece}) for piece in pieces),
-            _named("response.output_text.done", {"item_id": "msg_1", "output_index": 0, "content_index": 0,
-                                                 "text": text}),
-            _named("response.completed", {"response": {"id": "resp_1", "object": "response", "status": "completed",
-                                                       "model": "gpt-5-codex", "output": [item],
-                                                       "usage": {"input_tokens": 12, "output_tokens": 7,
-                                                                 "total_tokens": 19}}})]
+    item = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+    return [
+        _named("response.created", {"response": {"id": "resp_1", "status": "in_progress", "output": []}}),
+        _named(
+            "response.output_item.added", {"output_index": 0, "item": {**item, "status": "in_progress", "content": []}}
+        ),
+        *(
+            _named(
+                "response.output_text.delta",
+                {"item_id": "msg_1", "output_index": 0, "content_index": 0, "delta": piece},
+            )
+            for piece in pieces
+        ),
+        _named("response.output_text.done", {"item_id": "msg_1", "output_index": 0, "content_index": 0, "text": text}),
+        _named(
+            "response.completed",
+            {
+                "response": {
+                    "id": "resp_1",
+                    "object": "response",
+                    "status": "completed",
+                    "model": "gpt-5-codex",
+                    "output": [item],
+                    "usage": {"input_tokens": 12, "output_tokens": 7, "total_tokens": 19},
+                }
+            },
+        ),
+    ]
 
 
 EVENTS = {"anthropic": anthropic_events, "openai": chat_events, "codex": responses_events}
 #: The rule of reading each provider's stream (the Responses stream is read under the chat rule, as elsewhere).
-STREAM_RULE = {"anthropic": "streaming.anthropic-events", "openai": "streaming.openai-chunks",
-               "codex": "streaming.openai-chunks"}
+STREAM_RULE = {
+    "anthropic": "streaming.anthropic-events",
+    "openai": "streaming.openai-chunks",
+    "codex": "streaming.openai-chunks",
+}
 
 
 @dataclass(frozen=True)

@@ -159,8 +159,16 @@ def question_block(question: str) -> str:
     return elide_string(text, QUESTION_LIMIT) + "\n\n"
 
 
-def read_result(path: str, data: bytes, *, start: int = 1, end: int | None = None, total: int | None = None,
-                output: str | None = None, digest: str | None = None) -> str:
+def read_result(
+    path: str,
+    data: bytes,
+    *,
+    start: int = 1,
+    end: int | None = None,
+    total: int | None = None,
+    output: str | None = None,
+    digest: str | None = None,
+) -> str:
     """The JSON content of a result of the read tool (dedupe.read-result-shape)."""
     lines = max(1, data.count(b"\n") + (0 if data.endswith(b"\n") else 1))
     total = lines if total is None else total

@@ -103,7 +103,7 @@ def load_mistakes(folder: Path = PARTITIONS) -> Mapping[str, tuple[Mistake, ...]
     for path in sorted(folder.glob("*.toml")):
         listed = _read(path).get("mistakes", {})
         if not isinstance(listed, dict):
-            raise PartitionError(f"{path.name}: mistakes must be tables by rule ([[mistakes.\"<rule>\"]])")
+            raise PartitionError(f'{path.name}: mistakes must be tables by rule ([[mistakes."<rule>"]])')
         for rule_id, entries in listed.items():
             if not rule_id.startswith(f"{path.stem}."):
                 raise PartitionError(f"{path.name}: mistakes of {rule_id!r} belong to another area's file")
@@ -115,10 +115,14 @@ def load_mistakes(folder: Path = PARTITIONS) -> Mapping[str, tuple[Mistake, ...]
                 if not isinstance(entry.get("mistake"), str) or not entry["mistake"].strip():
                     raise PartitionError(f"{where}.mistake: the mistake in words is required")
                 if bool(caught) == bool(reason) or not isinstance(caught, list) or not isinstance(reason, str):
-                    raise PartitionError(f"{where}: either caught (the tests that fail it) or open (why none is "
-                                         "pinned) is required")
-                out.setdefault(rule_id, []).append(Mistake(rule_id, entry["mistake"].strip(), tuple(caught),
-                                                           reason.strip(), str(entry.get("broken", ""))))
+                    raise PartitionError(
+                        f"{where}: either caught (the tests that fail it) or open (why none is pinned) is required"
+                    )
+                out.setdefault(rule_id, []).append(
+                    Mistake(
+                        rule_id, entry["mistake"].strip(), tuple(caught), reason.strip(), str(entry.get("broken", ""))
+                    )
+                )
     return {rule_id: tuple(entries) for rule_id, entries in out.items()}
 
 
@@ -131,7 +135,7 @@ def load_partitions(folder: Path = PARTITIONS) -> Mapping[str, tuple[InputClass,
         data.pop("mistakes", None)
         for rule_id, classes in data.items():
             if not isinstance(classes, list):
-                raise PartitionError(f"{path.name}: {rule_id!r} must be an array of tables ([[\"{rule_id}\"]])")
+                raise PartitionError(f'{path.name}: {rule_id!r} must be an array of tables ([["{rule_id}"]])')
             if not rule_id.startswith(f"{path.stem}."):
                 raise PartitionError(f"{path.name}: rule {rule_id!r} belongs to another area's file")
             for index, entry in enumerate(classes):
@@ -149,8 +153,9 @@ def load_partitions(folder: Path = PARTITIONS) -> Mapping[str, tuple[InputClass,
                 unreachable = entry.get("unreachable", "")
                 if not isinstance(unreachable, str):
                     raise PartitionError(f"{where}.unreachable: why the strategies cannot draw it, in words")
-                out.setdefault(rule_id, []).append(InputClass(rule_id, class_id, what.strip(), tuple(tests),
-                                                              unreachable.strip()))
+                out.setdefault(rule_id, []).append(
+                    InputClass(rule_id, class_id, what.strip(), tuple(tests), unreachable.strip())
+                )
     return {rule_id: tuple(classes) for rule_id, classes in out.items()}
 
 
@@ -202,13 +207,16 @@ def reference_problem(ref: str, rule_id: str, collected: set[str], labelled: boo
     return None
 
 
-def mistake_problems(rule_ids: list[str], collected: Mapping[str, list[str]],
-                     mistakes: Mapping[str, tuple[Mistake, ...]] | None = None) -> list[str]:
+def mistake_problems(
+    rule_ids: list[str], collected: Mapping[str, list[str]], mistakes: Mapping[str, tuple[Mistake, ...]] | None = None
+) -> list[str]:
     """What keeps the lists of plausible mistakes from being complete: a rule without one, or a test named as
     catching one that does not exist or does not carry the rule."""
     mistakes = load_mistakes() if mistakes is None else mistakes
-    out = [f"{rule_id}: mistakes listed for a rule the catalogue does not have"
-           for rule_id in sorted(set(mistakes) - set(rule_ids))]
+    out = [
+        f"{rule_id}: mistakes listed for a rule the catalogue does not have"
+        for rule_id in sorted(set(mistakes) - set(rule_ids))
+    ]
     for rule_id in rule_ids:
         if not mistakes.get(rule_id):
             out.append(f"{rule_id}: no plausible mistake of a port is listed")
@@ -222,8 +230,11 @@ def mistake_problems(rule_ids: list[str], collected: Mapping[str, list[str]],
     return out
 
 
-def problems(rule_ids: list[str], collected: Mapping[str, list[str]],
-             partitions: Mapping[str, tuple[InputClass, ...]] | None = None) -> list[str]:
+def problems(
+    rule_ids: list[str],
+    collected: Mapping[str, list[str]],
+    partitions: Mapping[str, tuple[InputClass, ...]] | None = None,
+) -> list[str]:
     """Everything that keeps the partitions from being complete: one line each."""
     partitions = load_partitions() if partitions is None else partitions
     out: list[str] = []

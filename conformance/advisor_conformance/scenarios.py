@@ -16,23 +16,43 @@ from ._contract.loopback import Reply, expected_answers, recorded_answer, refuse
 from .checks import answer_of, check, refusal, violation
 
 __all__ = [
-    "SNAPSHOT", "Reply", "budget_note", "call", "check_cap_holds", "check_use_kept", "declared", "error_of",
-    "expected_answers", "failure", "mentions", "note_pattern",
-    "recorded_answer", "refused_url", "reply", "requests_of", "result_of", "run", "scenario",
+    "SNAPSHOT",
+    "Reply",
+    "budget_note",
+    "call",
+    "check_cap_holds",
+    "check_use_kept",
+    "declared",
+    "error_of",
+    "expected_answers",
+    "failure",
+    "mentions",
+    "note_pattern",
+    "recorded_answer",
+    "refused_url",
+    "reply",
+    "requests_of",
+    "result_of",
+    "run",
+    "scenario",
 ]
 from ._contract.implementation import Implementation
 
 SNAPSHOT: list[dict[str, Any]] = [
     {"role": "system", "content": "You are a coding agent."},
     {"role": "user", "content": "Make the failing test pass."},
-    {"role": "assistant", "content": "",
-     "tool_calls": [{"id": "call_adv", "name": "advisor", "arguments": {"question": "Is my plan sound?"}}]},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [{"id": "call_adv", "name": "advisor", "arguments": {"question": "Is my plan sound?"}}],
+    },
 ]
 """A live snapshot as the advisor sees it: the in-flight call has no text, so the final message opens with files."""
 
 
-def reply(answer: str = "Looks fine; run the tests next.", finish_reason: str = "stop", delay_ms: int = 0
-          ) -> dict[str, Any]:
+def reply(
+    answer: str = "Looks fine; run the tests next.", finish_reason: str = "stop", delay_ms: int = 0
+) -> dict[str, Any]:
     out: dict[str, Any] = {"answer": answer, "finish_reason": finish_reason}
     if delay_ms:
         out["delay_ms"] = delay_ms
@@ -43,8 +63,15 @@ def failure(message: str = "upstream returned 500", status: int = 500) -> dict[s
     return {"error": message, "status": status}
 
 
-def call(*, agent: str | None = None, conversation: int = 1, turn: int = 1, input: Any = None,
-         snapshot: Any = SNAPSHOT, provider: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def call(
+    *,
+    agent: str | None = None,
+    conversation: int = 1,
+    turn: int = 1,
+    input: Any = None,
+    snapshot: Any = SNAPSHOT,
+    provider: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """One advisor call of a scenario; by default a bare call on a small snapshot with one good reply."""
     return {
         "agent": agent,
@@ -56,8 +83,9 @@ def call(*, agent: str | None = None, conversation: int = 1, turn: int = 1, inpu
     }
 
 
-def scenario(steps: Iterable[Mapping[str, Any]], runtime: Mapping[str, Any] | None = None,
-             work_dir: str | None = None) -> dict[str, Any]:
+def scenario(
+    steps: Iterable[Mapping[str, Any]], runtime: Mapping[str, Any] | None = None, work_dir: str | None = None
+) -> dict[str, Any]:
     params: dict[str, Any] = {"runtime": dict(runtime or {}), "steps": list(steps)}
     if work_dir is not None:
         params["work_dir"] = work_dir
@@ -85,8 +113,13 @@ def requests_of(answer: Mapping[str, Any], call_index: int) -> list[dict[str, An
 def _outcome(answer: Mapping[str, Any], index: int, rules: str | Iterable[str], params: Any) -> dict[str, Any]:
     __tracebackhide__ = True
     calls = answer["calls"]
-    check(index < len(calls), rules, f"the answer holds {len(calls)} call outcome(s); call {index} has none",
-          input=params, actual=calls)
+    check(
+        index < len(calls),
+        rules,
+        f"the answer holds {len(calls)} call outcome(s); call {index} has none",
+        input=params,
+        actual=calls,
+    )
     return calls[index]
 
 
@@ -96,10 +129,13 @@ def result_of(answer: Mapping[str, Any], index: int, rules: str | Iterable[str],
     outcome = _outcome(answer, index, rules, params)
     error = outcome.get("error")
     if "result" not in outcome and isinstance(error, dict) and error.get("code") in REFUSALS:
-        raise refusal(rules, f"call {index} was refused ({error.get('code')}) where a note was expected",
-                      input=params, actual=outcome)
-    check("result" in outcome, rules, f"call {index} failed where a note was expected", input=params,
-          actual=outcome)
+        raise refusal(
+            rules,
+            f"call {index} was refused ({error.get('code')}) where a note was expected",
+            input=params,
+            actual=outcome,
+        )
+    check("result" in outcome, rules, f"call {index} failed where a note was expected", input=params, actual=outcome)
     return outcome["result"]
 
 
@@ -107,13 +143,20 @@ def error_of(answer: Mapping[str, Any], index: int, rules: str | Iterable[str], 
     """The error of call ``index``; a note fails naming ``rules``."""
     __tracebackhide__ = True
     outcome = _outcome(answer, index, rules, params)
-    check("error" in outcome, rules, f"call {index} succeeded where an error was expected", input=params,
-          actual=outcome)
+    check(
+        "error" in outcome, rules, f"call {index} succeeded where an error was expected", input=params, actual=outcome
+    )
     return outcome["error"]
 
 
-def check_use_kept(impl: Implementation, answer: Mapping[str, Any], params: Any, strings: Mapping[str, str],
-                   rules: str | Iterable[str], index: int = 1) -> None:
+def check_use_kept(
+    impl: Implementation,
+    answer: Mapping[str, Any],
+    params: Any,
+    strings: Mapping[str, str],
+    rules: str | Iterable[str],
+    index: int = 1,
+) -> None:
     """With the cap at 1, call ``index`` comes after a failed call: it gets the budget note 1/1, so the failure kept
     its use. When it does not, the controls (two good calls with the cap at 1, of one turn and of two) tell a failure
     that gave its use back (``rules``) from a cap that lets a call too many through (budget.no-provider-call), a
@@ -127,13 +170,24 @@ def check_use_kept(impl: Implementation, answer: Mapping[str, Any], params: Any,
     check_cap_holds(impl, cap=1, calls=2, strings=strings)
     check_cap_holds(impl, cap=1, calls=2, shared=True)
     made = len(requests_of(answer, index)) if "provider_requests" in answer else "?"
-    raise violation(rules, f"with the cap at 1, call {index} after the failed call did not get the budget note 1/1 (it "
-                    f"made {made} provider request(s)), though the second of two good calls does",
-                    input=params, expected=expected, actual=got)
+    raise violation(
+        rules,
+        f"with the cap at 1, call {index} after the failed call did not get the budget note 1/1 (it "
+        f"made {made} provider request(s)), though the second of two good calls does",
+        input=params,
+        expected=expected,
+        actual=got,
+    )
 
 
-def check_cap_holds(impl: Implementation, cap: int = 2, calls: int = 3, *, shared: bool = False,
-                    strings: Mapping[str, str] | None = None) -> None:
+def check_cap_holds(
+    impl: Implementation,
+    cap: int = 2,
+    calls: int = 3,
+    *,
+    shared: bool = False,
+    strings: Mapping[str, str] | None = None,
+) -> None:
     """A control for the budget tests: ``calls`` good calls with the cap at ``cap`` reach the provider ``cap`` times.
     The calls are of one turn (a cap that does not hold at all breaks budget.no-provider-call), or with ``shared``
     each of its own turn (a counter that is not shared between turns breaks budget.shared-counter). Counted by the
@@ -141,21 +195,32 @@ def check_cap_holds(impl: Implementation, cap: int = 2, calls: int = 3, *, share
     budget note (budget.exhausted-result). A budget test runs it before it blames its own rule."""
     __tracebackhide__ = True
     rule = "budget.shared-counter" if shared else "budget.no-provider-call"
-    params = scenario([{"call": call(turn=index + 1 if shared else 1)} for index in range(calls)],
-                      runtime={"max_uses_per_run": cap})
+    params = scenario(
+        [{"call": call(turn=index + 1 if shared else 1)} for index in range(calls)], runtime={"max_uses_per_run": cap}
+    )
     answer = run(impl, params, rule)
     answered = len({request["call"] for request in answer.get("provider_requests", [])})
     where = "each of its own turn" if shared else "of one turn"
-    check(answered == cap, rule, f"with the cap at {cap}, {answered} of {calls} calls ({where}) reached the provider; "
-                                 f"expected {cap}", input=params, actual=answer["calls"])
+    check(
+        answered == cap,
+        rule,
+        f"with the cap at {cap}, {answered} of {calls} calls ({where}) reached the provider; expected {cap}",
+        input=params,
+        actual=answer["calls"],
+    )
     if strings is None:
         return
     expected = budget_note(strings, cap, cap, "budget.exhausted-result")
     for index in range(cap, calls):
         outcome = _outcome(answer, index, "budget.exhausted-result", params)
-        check(outcome.get("result") == expected, "budget.exhausted-result",
-              f"with the cap at {cap}, call {index} past the cap did not answer the budget note {cap}/{cap}",
-              input=params, expected=expected, actual=outcome)
+        check(
+            outcome.get("result") == expected,
+            "budget.exhausted-result",
+            f"with the cap at {cap}, call {index} past the cap did not answer the budget note {cap}/{cap}",
+            input=params,
+            expected=expected,
+            actual=outcome,
+        )
 
 
 def budget_note(strings: Mapping[str, str], used: int, limit: int, rules: str | Iterable[str]) -> str:
@@ -181,8 +246,7 @@ def declared(strings: Mapping[str, str], name: str, rules: str | Iterable[str]) 
     """A declared string the rule needs; its absence fails naming ``rules``."""
     __tracebackhide__ = True
     if name not in strings:
-        raise violation(rules, f"the implementation does not declare the string {name!r}",
-                        actual=sorted(strings))
+        raise violation(rules, f"the implementation does not declare the string {name!r}", actual=sorted(strings))
     return strings[name]
 
 

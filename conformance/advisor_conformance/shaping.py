@@ -28,16 +28,23 @@ def params(transcript: list[Any], question: str | None = None, files: list[Any] 
     return out
 
 
-def shape(impl: Implementation, request: Mapping[str, Any], rules: str | Iterable[str], *, accepts: bool = False,
-          **kwargs: Any) -> Messages:
+def shape(
+    impl: Implementation,
+    request: Mapping[str, Any],
+    rules: str | Iterable[str],
+    *,
+    accepts: bool = False,
+    **kwargs: Any,
+) -> Messages:
     """The messages for valid input; an error answer is a refusal, blamed on the rules of the test that made the call
     (:func:`~.checks.refusal`). With ``accepts``, the call is a control that the input is accepted at all, and an
     error breaks ``rules`` (transcript.roles for a well-formed transcript, say)."""
     __tracebackhide__ = True
     answer = answer_of(impl, "shape", request, rules, **kwargs)
     if "error" in answer:
-        raise (violation if accepts else refusal)(rules, "shape answered an error for valid input", input=request,
-                                                  actual=answer["error"])
+        raise (violation if accepts else refusal)(
+            rules, "shape answered an error for valid input", input=request, actual=answer["error"]
+        )
     return answer["messages"]
 
 
@@ -45,8 +52,13 @@ def shape_error(impl: Implementation, request: Mapping[str, Any], rules: str | I
     """The error for input the spec rejects; an answer with messages fails the test naming ``rules``."""
     __tracebackhide__ = True
     answer = answer_of(impl, "shape", request, rules)
-    check("error" in answer, rules, "shape accepted input that must be rejected", input=request,
-          actual=answer.get("messages"))
+    check(
+        "error" in answer,
+        rules,
+        "shape accepted input that must be rejected",
+        input=request,
+        actual=answer.get("messages"),
+    )
     return answer["error"]
 
 
@@ -99,39 +111,63 @@ def locate_departure(actual: str, parts: list[str | Deduped], strings: Mapping[s
     return None if found is None else found[:2]
 
 
-def locate_departure_at(actual: str, parts: list[str | Deduped],
-                        strings: Mapping[str, str]) -> tuple[int, str, int | None] | None:
+def locate_departure_at(
+    actual: str, parts: list[str | Deduped], strings: Mapping[str, str]
+) -> tuple[int, str, int | None] | None:
     """:func:`locate_departure`, and the offset inside the part where the text departs (None for a deduped block;
     for text left over at the end, the end of the last part: what runs on is judged at its end)."""
     position = 0
     for index, part in enumerate(parts):
         if isinstance(part, str):
             if not actual.startswith(part, position):
-                offset = next((i for i, (a, b) in enumerate(zip(actual[position:], part, strict=False)) if a != b),
-                              min(len(part), len(actual) - position))
+                offset = next(
+                    (i for i, (a, b) in enumerate(zip(actual[position:], part, strict=False)) if a != b),
+                    min(len(part), len(actual) - position),
+                )
                 return index, _departure(actual, part, position), offset
             position += len(part)
             continue
-        following = next((p for p in parts[index + 1:] if isinstance(p, str) and p), None)
+        following = next((p for p in parts[index + 1 :] if isinstance(p, str) and p), None)
         end = len(actual) if following is None else actual.find(following, position)
         if following is not None and end < 0:
-            return index, (f"after character {position}, the text that should follow the deduped block of "
-                           f"{part.path!r} is not found: {following[:80]!r}"), None
+            return (
+                index,
+                (
+                    f"after character {position}, the text that should follow the deduped block of "
+                    f"{part.path!r} is not found: {following[:80]!r}"
+                ),
+                None,
+            )
         problem = deduped_problem(actual[position:end], part, strings)
         if problem:
-            return index, (f"the deduped block of {part.path!r} (characters {position} to {end}, "
-                           f"{actual[position:end]!r:.300}): {problem}"), None
+            return (
+                index,
+                (
+                    f"the deduped block of {part.path!r} (characters {position} to {end}, "
+                    f"{actual[position:end]!r:.300}): {problem}"
+                ),
+                None,
+            )
         position = end
     if position != len(actual):
         last = parts[-1] if parts else None
-        return len(parts), f"{len(actual) - position} unexpected characters at the end: " \
-                           f"{actual[position:position + 120]!r}", len(last) if isinstance(last, str) else None
+        return (
+            len(parts),
+            f"{len(actual) - position} unexpected characters at the end: {actual[position : position + 120]!r}",
+            len(last) if isinstance(last, str) else None,
+        )
     return None
 
 
-def check_segments(actual: str, segments: Iterable[tuple[str | Deduped, str | Iterable[str]]],
-                   strings: Mapping[str, str], what: str, /,
-                   order: tuple[str, list[str | tuple[str, str]]] | None = None, **context: Any) -> None:
+def check_segments(
+    actual: str,
+    segments: Iterable[tuple[str | Deduped, str | Iterable[str]]],
+    strings: Mapping[str, str],
+    what: str,
+    /,
+    order: tuple[str, list[str | tuple[str, str]]] | None = None,
+    **context: Any,
+) -> None:
     """Fail unless ``actual`` is the segments' texts in order (a :class:`Deduped` segment: a deduped file's block),
     naming the rules of the segment where the text departs: a wrong request for guidance is blamed on its rule,
     not on the rule of the file or question the test is about. With ``order = (rule, blocks)``, a text that is
@@ -156,21 +192,29 @@ def check_segments(actual: str, segments: Iterable[tuple[str | Deduped, str | It
                 changed = {kinds[i] for i in range(len(blocks)) if placed[i][1] != blocks[i]}
                 same_kinds = [kind for _, _, kind in placed] == kinds and None not in changed
                 blamed = sorted(kind for kind in changed if kind is not None) if same_kinds else rule
-                raise violation(blamed, f"{what}: every block is there, but in another order: the blocks stand at "
-                                        f"characters {where} (in the expected order)", **context)
+                raise violation(
+                    blamed,
+                    f"{what}: every block is there, but in another order: the blocks stand at "
+                    f"characters {where} (in the expected order)",
+                    **context,
+                )
     index, problem = found
     missing = _missing_run(actual, segments, index, strings)
     if missing is not None:  # whole segments are missing, and the text goes on with what follows them
         start, end = missing
         named = [rule for _, owner in segments[start:end] for rule in ([owner] if isinstance(owner, str) else owner)]
-        raise violation(list(dict.fromkeys(named)), f"{what}: {problem}; the text goes on with what should follow "
-                        f"{end - start} missing part(s)" + (" (it ends there)" if end == len(segments) else ""),
-                        **context)
+        raise violation(
+            list(dict.fromkeys(named)),
+            f"{what}: {problem}; the text goes on with what should follow "
+            f"{end - start} missing part(s)" + (" (it ends there)" if end == len(segments) else ""),
+            **context,
+        )
     raise violation(blame(segments, index, actual, strings), f"{what}: {problem}", **context)
 
 
-def _missing_run(actual: str, segments: list[tuple[str | Deduped, Any]], index: int,
-                 strings: Mapping[str, str]) -> tuple[int, int] | None:
+def _missing_run(
+    actual: str, segments: list[tuple[str | Deduped, Any]], index: int, strings: Mapping[str, str]
+) -> tuple[int, int] | None:
     """When the text departs right where segment ``index`` begins and goes on with a later segment (or ends there),
     the segments in between are missing: ``(index, end)``; else None."""
     found = locate_departure_at(actual, [part for part, _ in segments], strings)
@@ -187,10 +231,12 @@ def _missing_run(actual: str, segments: list[tuple[str | Deduped, Any]], index: 
     return None
 
 
-def blame(segments: list[tuple[str | Deduped, str | Iterable[str]]], index: int, actual: str,
-          strings: Mapping[str, str]) -> list[str]:
+def blame(
+    segments: list[tuple[str | Deduped, str | Iterable[str]]], index: int, actual: str, strings: Mapping[str, str]
+) -> list[str]:
     """The rules of the segment where the text departs; at the very start of a segment the text before may have
     run on (a question left untrimmed, say), so the previous segment's rules are named too."""
+
     def rules_of(i: int) -> list[str]:
         owner = segments[i][1]
         return [owner] if isinstance(owner, str) else list(owner)
@@ -204,15 +250,16 @@ def blame(segments: list[tuple[str | Deduped, str | Iterable[str]]], index: int,
         # before a blank line is no longer blank line: the question ran on)
         start = sum(len(part) for part, _ in segments[:index] if isinstance(part, str))  # all are
         part = segments[index][0]
-        ran_on = actual[start:actual.find(part, start + 1)] if isinstance(part, str) and part else ""
+        ran_on = actual[start : actual.find(part, start + 1)] if isinstance(part, str) and part else ""
         if ran_on and isinstance(part, str) and set(ran_on) - set(part):
             return rules_of(index - 1)
         named = [*rules_of(index - 1), *(rule for rule in named if rule not in rules_of(index - 1))]
     return named
 
 
-def _starts_at_segment(segments: list[tuple[str | Deduped, Any]], index: int, actual: str,
-                       strings: Mapping[str, str]) -> bool:
+def _starts_at_segment(
+    segments: list[tuple[str | Deduped, Any]], index: int, actual: str, strings: Mapping[str, str]
+) -> bool:
     """Whether the text departs exactly where segment ``index`` begins (the segments before it all matched) and that
     segment's text stands later on: something ran on before it, perhaps the previous segment. (A segment that is not
     found at all is simply wrong: its own rules alone.)"""
@@ -225,7 +272,7 @@ def _starts_at_segment(segments: list[tuple[str | Deduped, Any]], index: int, ac
         return False
     if not part:
         return True
-    return actual[start:start + 1] != part[:1] and actual.find(part, start + 1) >= 0
+    return actual[start : start + 1] != part[:1] and actual.find(part, start + 1) >= 0
 
 
 def file_segments(path: str, content: bytes, rules: str | Iterable[str]) -> list[tuple[str, Any]]:
@@ -233,16 +280,24 @@ def file_segments(path: str, content: bytes, rules: str | Iterable[str]) -> list
     its content is ``rules``' (a cap, the UTF-8 rule): a wrong fence is not blamed on the cap."""
     from .oracle import go_decode
 
-    return [(f"File: {path}\n```\n", "files.render-format"), (go_decode(content), rules),
-            ("\n```\n\n", "files.render-format")]
+    return [
+        (f"File: {path}\n```\n", "files.render-format"),
+        (go_decode(content), rules),
+        ("\n```\n\n", "files.render-format"),
+    ]
 
 
 def files_part(final_text: str, strings: Mapping[str, str], /, **context: Any) -> str:
     """The final message without its closing request for guidance (whose absence is request.guidance-request's)."""
     __tracebackhide__ = True
     guidance = strings["guidance_request"]
-    check(final_text.endswith(guidance), "request.guidance-request",
-          "the trailing message does not end with the declared request for guidance", actual=final_text, **context)
+    check(
+        final_text.endswith(guidance),
+        "request.guidance-request",
+        "the trailing message does not end with the declared request for guidance",
+        actual=final_text,
+        **context,
+    )
     return final_text[: len(final_text) - len(guidance)]
 
 
@@ -250,9 +305,11 @@ def _departure(actual: str, part: str, position: int) -> str:
     """Where ``actual`` departs from ``part``, expected from character ``position`` on, and what each holds there."""
     offset = first_difference(part, actual[position:])
     at = position + offset
-    return (f"the text departs at character {at} ({parting(part, actual[position:], offset)}): "
-            f"{region('expected', part, offset - 40, offset + 60, shift=position)}, "
-            f"{region('actual', actual, max(position, at - 40), at + 60)}")
+    return (
+        f"the text departs at character {at} ({parting(part, actual[position:], offset)}): "
+        f"{region('expected', part, offset - 40, offset + 60, shift=position)}, "
+        f"{region('actual', actual, max(position, at - 40), at + 60)}"
+    )
 
 
 def final(messages: Messages) -> str:
@@ -283,8 +340,11 @@ def left_out(transcript: Any, flat: Messages) -> list[int]:
     with that holds its text. Empty when that does not explain what was rendered (a merge, a message too many)."""
     if not isinstance(transcript, list):
         return []
-    kept = transcript[:-1] if transcript and isinstance(transcript[-1], Mapping) and \
-        transcript[-1].get("role") == "assistant" else transcript
+    kept = (
+        transcript[:-1]
+        if transcript and isinstance(transcript[-1], Mapping) and transcript[-1].get("role") == "assistant"
+        else transcript
+    )
     missing, at = [], 0
     for index, message in enumerate(kept):
         if not isinstance(message, Mapping):
@@ -301,8 +361,12 @@ def left_out(transcript: Any, flat: Messages) -> list[int]:
         return []
     # a missing message whose text stands in another message may have been merged into it, not left out
     texts = [str(message.get("content", "")) for message in flat]
-    if any(isinstance(kept[index].get("content"), str) and kept[index]["content"] and
-           any(kept[index]["content"] in text for text in texts) for index in missing):
+    if any(
+        isinstance(kept[index].get("content"), str)
+        and kept[index]["content"]
+        and any(kept[index]["content"] in text for text in texts)
+        for index in missing
+    ):
         return []
     return missing
 
@@ -321,14 +385,26 @@ def check_none_left_out(impl: Implementation, transcript: Any, messages: Message
             return
     if missing:
         described = ", ".join(f"{index} ({transcript[index].get('role')!r})" for index in missing)
-        raise violation(list(dict.fromkeys(flatten_rule(transcript[index]) for index in missing)),
-                        f"the snapshot's message(s) {described} are not in the request (every other message is, in "
-                        "order), nor between two other messages", actual=[message.get("role") for message in messages],
-                        **context)
+        raise violation(
+            list(dict.fromkeys(flatten_rule(transcript[index]) for index in missing)),
+            f"the snapshot's message(s) {described} are not in the request (every other message is, in "
+            "order), nor between two other messages",
+            actual=[message.get("role") for message in messages],
+            **context,
+        )
 
 
-def check_kept_count(impl: Implementation, transcript: Any, messages: Messages, count: int, rules: str | Iterable[str],
-                     what: str, /, subjects: Iterable[int] = (), **context: Any) -> None:
+def check_kept_count(
+    impl: Implementation,
+    transcript: Any,
+    messages: Messages,
+    count: int,
+    rules: str | Iterable[str],
+    what: str,
+    /,
+    subjects: Iterable[int] = (),
+    **context: Any,
+) -> None:
     """Fail unless the flattened snapshot holds ``count`` messages. When fewer are there and leaving out some snapshot
     messages explains it (:func:`left_out`), none of them the test's ``subjects`` (indices into ``transcript``), the
     failure names the rules that render those messages; else ``rules``, with the counts and the messages missing."""
@@ -340,8 +416,12 @@ def check_kept_count(impl: Implementation, transcript: Any, messages: Messages, 
     if missing and not set(missing) & set(subjects):
         check_none_left_out(impl, transcript, messages, **context)
     shown = f"; the snapshot's message(s) {missing} are not in it" if missing else ""
-    raise violation(rules, f"{what}: the flattened snapshot holds {len(flat)} message(s), not {count}{shown}",
-                    actual=[message.get("role") for message in messages], **context)
+    raise violation(
+        rules,
+        f"{what}: the flattened snapshot holds {len(flat)} message(s), not {count}{shown}",
+        actual=[message.get("role") for message in messages],
+        **context,
+    )
 
 
 def check_last_message_stays(impl: Implementation, last: Any) -> None:
@@ -364,18 +444,31 @@ def check_last_message_stays(impl: Implementation, last: Any) -> None:
     roles = [message.get("role") for message in messages]
     middle = {"transcript": [first, last, {"role": "user", "content": "go on"}]}
     if len(body(shape(impl, middle, flatten_rule(last)))) < 3:
-        raise violation(flatten_rule(last), f"a {last.get('role')!r} message is left out of the flattened snapshot "
-                        "wherever it stands: last of 2 messages, and between 2 others", input=[request, middle],
-                        actual=roles)
+        raise violation(
+            flatten_rule(last),
+            f"a {last.get('role')!r} message is left out of the flattened snapshot "
+            "wherever it stands: last of 2 messages, and between 2 others",
+            input=[request, middle],
+            actual=roles,
+        )
     # the final message differs from that of the first message alone, and holds the last message's text
     text, alone = last.get("content"), final(shape(impl, {"transcript": [first]}, "inflight.other-role-stays"))
     if isinstance(text, str) and text.strip() and final(messages) != alone and text in final(messages):
-        raise violation("request.message-sequence", f"a transcript of 2 messages ending in a {last.get('role')!r} "
-                        f"message was flattened to {len(body(messages))} message(s), and the last message's text "
-                        "stands in the final message", input=request, actual=messages)
-    raise violation("inflight.other-role-stays", f"a transcript of 2 messages ending in a {last.get('role')!r} "
-                    f"message was flattened to {len(body(messages))} message(s) (between 2 others, it stays)",
-                    input=request, actual=roles)
+        raise violation(
+            "request.message-sequence",
+            f"a transcript of 2 messages ending in a {last.get('role')!r} "
+            f"message was flattened to {len(body(messages))} message(s), and the last message's text "
+            "stands in the final message",
+            input=request,
+            actual=messages,
+        )
+    raise violation(
+        "inflight.other-role-stays",
+        f"a transcript of 2 messages ending in a {last.get('role')!r} "
+        f"message was flattened to {len(body(messages))} message(s) (between 2 others, it stays)",
+        input=request,
+        actual=roles,
+    )
 
 
 def flattened(messages: Messages, index: int, rules: str | Iterable[str], /, **context: Any) -> dict[str, Any]:
@@ -384,9 +477,13 @@ def flattened(messages: Messages, index: int, rules: str | Iterable[str], /, **c
     __tracebackhide__ = True
     flat = body(messages)
     if not -len(flat) <= index < len(flat):
-        raise violation(rules, f"the flattened snapshot has {len(flat)} message(s) between the system prompt and the "
-                               f"final message, so its message {index} is missing",
-                        actual=[message.get("role") for message in messages], **context)
+        raise violation(
+            rules,
+            f"the flattened snapshot has {len(flat)} message(s) between the system prompt and the "
+            f"final message, so its message {index} is missing",
+            actual=[message.get("role") for message in messages],
+            **context,
+        )
     return flat[index]
 
 
@@ -406,8 +503,9 @@ def parse_args(text: str, rules: str | Iterable[str], request: Any) -> Any:
     try:
         return json.loads(text)
     except ValueError as exc:
-        raise violation(rules, f"the <args-json> of a tool-call line is not JSON ({exc})", input=request,
-                        actual=text) from None
+        raise violation(
+            rules, f"the <args-json> of a tool-call line is not JSON ({exc})", input=request, actual=text
+        ) from None
 
 
 def file_param(path: str, data: bytes | str, size: int | None = None) -> dict[str, Any]:
@@ -433,7 +531,11 @@ def with_tool_call(arguments: Any, name: str = "edit", content: str = "") -> lis
     """
     return [
         {"role": "user", "content": "please fix the build"},
-        {"role": "assistant", "content": content, "tool_calls": [{"id": "call_1", "name": name, "arguments": arguments}]},
+        {
+            "role": "assistant",
+            "content": content,
+            "tool_calls": [{"id": "call_1", "name": name, "arguments": arguments}],
+        },
         {"role": "tool", "name": name, "tool_call_id": "call_1", "content": "done"},
     ]
 
@@ -446,12 +548,20 @@ def rendered_arguments(impl: Implementation, arguments: Any, rules: str | Iterab
     # What the test relies on is checked under the rule that asks for it, so a broken rendering of the line is
     # blamed on the line's rule, not on the elision rule the test is about.
     assistants = [message for message in body(messages) if message["role"] == "assistant"]
-    check(len(assistants) == 1, "flatten.assistant-with-calls",
-          f"the snapshot's one assistant message is rendered as {len(assistants)} assistant message(s)",
-          input=request, actual=body(messages))
+    check(
+        len(assistants) == 1,
+        "flatten.assistant-with-calls",
+        f"the snapshot's one assistant message is rendered as {len(assistants)} assistant message(s)",
+        input=request,
+        actual=body(messages),
+    )
     lines = tool_call_lines(assistants[0]["content"])
-    check(len(lines) == 1, "flatten.tool-call-line",
-          f"the assistant message holds {len(lines)} line(s) of the form [tool_call: <name> <args-json>], not 1",
-          input=request, actual=assistants[0]["content"])
+    check(
+        len(lines) == 1,
+        "flatten.tool-call-line",
+        f"the assistant message holds {len(lines)} line(s) of the form [tool_call: <name> <args-json>], not 1",
+        input=request,
+        actual=assistants[0]["content"],
+    )
     text = lines[0][1]
     return text, parse_args(text, "flatten.args-json", request)

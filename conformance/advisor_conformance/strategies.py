@@ -32,9 +32,17 @@ def go_padding(max_size: int) -> st.SearchStrategy[str]:
 #: outside Go's white space at the edges.
 SHAPED_TEXTS = [
     *TEXTS.values(),
-    "first line\n", "ends in blank lines\n\n\n", "  padded both sides \n", "one\r\ntwo\r\n", "```go\nx := 1\n```",
-    "[tool_result: bash]\nexit 0", "[tool_call: read {\"path\":\"a.go\"}]", "\n\nleading blank lines",
-    "line one\n\n  indented\tand tabbed", "\x1cedge\u200b", "\ufeffa byte-order mark first",
+    "first line\n",
+    "ends in blank lines\n\n\n",
+    "  padded both sides \n",
+    "one\r\ntwo\r\n",
+    "```go\nx := 1\n```",
+    "[tool_result: bash]\nexit 0",
+    '[tool_call: read {"path":"a.go"}]',
+    "\n\nleading blank lines",
+    "line one\n\n  indented\tand tabbed",
+    "\x1cedge\u200b",
+    "\ufeffa byte-order mark first",
 ]
 
 
@@ -66,9 +74,7 @@ def _fill(units: list[str], target: int) -> str:
 
 def sized_text(min_bytes: int, max_bytes: int) -> st.SearchStrategy[str]:
     """Strings whose UTF-8 length lies between the bounds (give or take one character)."""
-    return st.builds(
-        _fill, st.lists(st.sampled_from(UNITS), min_size=1, max_size=4), st.integers(min_bytes, max_bytes)
-    )
+    return st.builds(_fill, st.lists(st.sampled_from(UNITS), min_size=1, max_size=4), st.integers(min_bytes, max_bytes))
 
 
 def short_text(max_size: int = 24) -> st.SearchStrategy[str]:
@@ -96,9 +102,7 @@ def json_values(strings: st.SearchStrategy[str] | None = None) -> st.SearchStrat
     leaves = st.one_of(json_scalars, arg_strings() if strings is None else strings)
     return st.recursive(
         leaves,
-        lambda inner: st.one_of(
-            st.lists(inner, max_size=3), st.dictionaries(object_keys, inner, max_size=3)
-        ),
+        lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(object_keys, inner, max_size=3)),
         max_leaves=8,
     )
 
@@ -195,13 +199,18 @@ def questions() -> st.SearchStrategy[str]:
 
 def rendered_messages(min_size: int = 0, max_size: int = 12, *, empties: bool = True) -> st.SearchStrategy[list]:
     """The messages of a neutral request: system prompt(s), a flattened snapshot and a final user message."""
-    text = st.one_of(texts(1, 80).filter(lambda t: t.strip()),
-                     st.sampled_from(["", " ", "\n"]) if empties else st.just("x"))
-    body = st.lists(st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "user", "system"]),
-                                           "content": text}), min_size=min_size, max_size=max_size)
+    text = st.one_of(
+        texts(1, 80).filter(lambda t: t.strip()), st.sampled_from(["", " ", "\n"]) if empties else st.just("x")
+    )
+    body = st.lists(
+        st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "user", "system"]), "content": text}),
+        min_size=min_size,
+        max_size=max_size,
+    )
     system = st.lists(st.fixed_dictionaries({"role": st.just("system"), "content": text}), min_size=0, max_size=2)
-    final = st.fixed_dictionaries({"role": st.just("user"), "content": st.text(min_size=1, max_size=30)
-                                   .filter(lambda t: t.strip())})
+    final = st.fixed_dictionaries(
+        {"role": st.just("user"), "content": st.text(min_size=1, max_size=30).filter(lambda t: t.strip())}
+    )
     return st.builds(lambda s, b, f: [*s, *b, f], system, body, final)
 
 

@@ -66,8 +66,10 @@ def anthropic_400_problems(body: Mapping[str, Any]) -> list[str]:
             seen_short = True
     for where, position, _, block in blocks(body):
         if block.get("type") == "text" and not block.get("text"):
-            problems.append(f"an empty text block at {where}[{position}]"
-                            + (" carries a cache_control marker" if "cache_control" in block else ""))
+            problems.append(
+                f"an empty text block at {where}[{position}]"
+                + (" carries a cache_control marker" if "cache_control" in block else "")
+            )
         if block.get("type") in ("thinking", "redacted_thinking") and "cache_control" in block:
             problems.append(f"a cache_control marker on a thinking block at {where}[{position}]")
     if "system" in body and not isinstance(body["system"], list):

@@ -32,7 +32,7 @@ def materialise(root: Path, spec: Mapping[str, Mapping[str, Any]]) -> list[socke
     for relative, entry in spec.items():
         path = root / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        (kind, value), = entry.items()
+        ((kind, value),) = entry.items()
         if kind == "text":
             path.write_bytes(value.encode("utf-8"))
         elif kind == "base64":

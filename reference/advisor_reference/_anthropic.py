@@ -48,8 +48,12 @@ def _block(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def assign_advisor_breakpoints(system: list[dict[str, Any]], messages: list[dict[str, Any]],
-                               spacing: int = BREAKPOINT_SPACING, max_marks: int = MAX_BREAKPOINTS) -> None:
+def assign_advisor_breakpoints(
+    system: list[dict[str, Any]],
+    messages: list[dict[str, Any]],
+    spacing: int = BREAKPOINT_SPACING,
+    max_marks: int = MAX_BREAKPOINTS,
+) -> None:
     """Mark the last system block, then every ``spacing`` blocks back through all messages but the final one,
     while the request holds fewer than ``max_marks`` marks (rule: breakpoints.cache-efficiency: each later call
     reads the prefix an earlier one wrote)."""
@@ -153,7 +157,9 @@ def decode(payload: Any) -> ProviderAnswer:
     if not isinstance(payload, Mapping) or not isinstance(payload.get("content"), list):
         raise ProviderError("the Anthropic response has no content list")
     text = "".join(
-        block.get("text", "") for block in payload["content"] if isinstance(block, Mapping) and block.get("type") == "text"
+        block.get("text", "")
+        for block in payload["content"]
+        if isinstance(block, Mapping) and block.get("type") == "text"
     )
     usage = Usage()
     _usage(usage, payload.get("usage"))

@@ -39,10 +39,16 @@ def encode(request: ProviderRequest, stream: bool) -> HttpRequest:
             # Easy-input form: an output_text part would also need the id and status of a stored output item.
             items.append({"type": "message", "role": "assistant", "content": message.content})
         else:
-            items.append({"type": "message", "role": "user", "content": [{"type": "input_text", "text": message.content}]})
+            items.append(
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": message.content}]}
+            )
     # Only ResponseCreateParams fields are written (rule: wire.typed-params).
-    body: dict[str, Any] = {"model": request.model, "input": items, "max_output_tokens": request.max_tokens,
-                            "store": False}
+    body: dict[str, Any] = {
+        "model": request.model,
+        "input": items,
+        "max_output_tokens": request.max_tokens,
+        "store": False,
+    }
     if instructions:
         body["instructions"] = "\n\n".join(instructions)
     if stream:

@@ -58,8 +58,11 @@ def full_read(message: Message, line_truncation_marker: str) -> tuple[str, str] 
     return path, digest
 
 
-def latest_full_read_hashes(snapshot: Sequence[Message], line_truncation_marker: str = "",
-                            read_of: Callable[[Message], tuple[str, str] | None] | None = None) -> dict[str, str]:
+def latest_full_read_hashes(
+    snapshot: Sequence[Message],
+    line_truncation_marker: str = "",
+    read_of: Callable[[Message], tuple[str, str] | None] | None = None,
+) -> dict[str, str]:
     """Map each display path to the ``file_hash`` of its most recent full read in the snapshot.
 
     ``read_of`` replaces the full-read test (:func:`full_read` with the marker).
@@ -79,9 +82,12 @@ def may_dedupe(file: LoadedFile) -> bool:
     return file.size <= MAX_FILE_BYTES and file.complete  # rule: dedupe.over-cap-never
 
 
-def dedupe_flags(files: Sequence[LoadedFile], hashes: dict[str, str],
-                 can_dedupe: Callable[[LoadedFile], bool] = may_dedupe,
-                 hash_of: Callable[[bytes], str] = file_hash) -> list[bool]:
+def dedupe_flags(
+    files: Sequence[LoadedFile],
+    hashes: dict[str, str],
+    can_dedupe: Callable[[LoadedFile], bool] = may_dedupe,
+    hash_of: Callable[[bytes], str] = file_hash,
+) -> list[bool]:
     """For each file, whether it is sent without content: it may be deduped and its hash matches the most
     recent full read of the same display path (``hashes``, from :func:`latest_full_read_hashes`).
 

@@ -89,8 +89,11 @@ class CappedContent:
         return CappedContent(kept, elision_marker(total))
 
 
-def cap_file_contents(files: Sequence[LoadedFile], deduped: Sequence[bool] = (),
-                      cap_one: Callable[[LoadedFile], CappedContent] | None = None) -> list[CappedContent | None]:
+def cap_file_contents(
+    files: Sequence[LoadedFile],
+    deduped: Sequence[bool] = (),
+    cap_one: Callable[[LoadedFile], CappedContent] | None = None,
+) -> list[CappedContent | None]:
     """Apply the per-file cap, then the aggregate cap, in order; ``None`` for a deduped file.
 
     Per file, content over :data:`MAX_FILE_BYTES` becomes its prefix and a
@@ -124,8 +127,9 @@ def cap_file(file: LoadedFile) -> CappedContent:
     return CappedContent(file.data[:MAX_FILE_BYTES], elision_marker(file.size))
 
 
-def file_block_parts(path: str, content: CappedContent,
-                     decode: Callable[[bytes], str] = decode_utf8) -> tuple[str, ...]:
+def file_block_parts(
+    path: str, content: CappedContent, decode: Callable[[bytes], str] = decode_utf8
+) -> tuple[str, ...]:
     """The pieces of one file block: ``File: <path>``, a fenced block with the content, a blank line.
 
     Pieces, so the whole final message is joined once: a 32 KiB file is then

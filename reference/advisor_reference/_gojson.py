@@ -88,8 +88,7 @@ def _string(text: str) -> str:
     if isinstance(text, CutText):
         # Go writes each byte that is not valid UTF-8 (here: the dangling bytes of a cut) as \ufffd.
         # rule: flatten.args-json-origin-encoding
-        encoded = (encode_basestring(text.head)[:-1] + "\\ufffd" * text.dangling
-                   + encode_basestring(text.marker)[1:])
+        encoded = encode_basestring(text.head)[:-1] + "\\ufffd" * text.dangling + encode_basestring(text.marker)[1:]
     else:
         encoded = encode_basestring(text)  # what json.dumps(ensure_ascii=False) writes for a string
     if "<" in text or ">" in text or "&" in text or "\u2028" in text or "\u2029" in text:

@@ -100,8 +100,7 @@ class AdvisorHandler:
         """
         tool_input = self.decode(raw_input)
         if snapshot is None:  # rule: handler.validation-no-use
-            raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
-                                    code="missing_snapshot")
+            raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot", code="missing_snapshot")
         # Before any file is read and before a use is counted (rule: handler.file-count-first).
         self.runtime.builder.check_file_count(len(tool_input.files), at="input.files")
         return tool_input, self.load(tool_input.files) if tool_input.files else []

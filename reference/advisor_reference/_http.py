@@ -154,10 +154,12 @@ class _DeadlineStream(httpcore.NetworkStream):
     def close(self) -> None:
         self._stream.close()
 
-    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
-                  timeout: float | None = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname,
-                                                      _until_deadline(timeout, httpcore.ConnectTimeout)))
+    def start_tls(
+        self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None
+    ) -> httpcore.NetworkStream:
+        return _DeadlineStream(
+            self._stream.start_tls(ssl_context, server_hostname, _until_deadline(timeout, httpcore.ConnectTimeout))
+        )
 
     def get_extra_info(self, info: str) -> Any:
         return self._stream.get_extra_info(info)
@@ -169,15 +171,26 @@ class _DeadlineBackend(httpcore.NetworkBackend):
     def __init__(self, backend: httpcore.NetworkBackend) -> None:
         self._backend = backend
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                    socket_options: Any = None) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._backend.connect_tcp(host, port, _until_deadline(timeout, httpcore.ConnectTimeout),
-                                                         local_address, socket_options))
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Any = None,
+    ) -> httpcore.NetworkStream:
+        return _DeadlineStream(
+            self._backend.connect_tcp(
+                host, port, _until_deadline(timeout, httpcore.ConnectTimeout), local_address, socket_options
+            )
+        )
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Any = None) -> httpcore.NetworkStream:  # pragma: no cover - no UDS use
-        return _DeadlineStream(self._backend.connect_unix_socket(
-            path, _until_deadline(timeout, httpcore.ConnectTimeout), socket_options))
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Any = None
+    ) -> httpcore.NetworkStream:  # pragma: no cover - no UDS use
+        return _DeadlineStream(
+            self._backend.connect_unix_socket(path, _until_deadline(timeout, httpcore.ConnectTimeout), socket_options)
+        )
 
     def sleep(self, seconds: float) -> None:  # pragma: no cover - httpcore sleeps only between connect retries
         self._backend.sleep(seconds)
@@ -211,8 +224,9 @@ class _Decoder:
         self._zlib: Any = None
         self._deflate = False  # still unsure whether a deflate body has its zlib header
         if len(encodings) > 1 or (encodings and encodings[0] not in ("gzip", "x-gzip", "deflate")):
-            raise ProviderError(f"{kind} answered with content-encoding {', '.join(encodings)}, "
-                                f"which the client did not ask for")
+            raise ProviderError(
+                f"{kind} answered with content-encoding {', '.join(encodings)}, which the client did not ask for"
+            )
         if encodings:
             self._deflate = encodings[0] == "deflate"
             self._zlib = zlib.decompressobj(zlib.MAX_WBITS if self._deflate else zlib.MAX_WBITS | 16)
@@ -222,7 +236,7 @@ class _Decoder:
         """The decoded bytes of the next raw chunk, in pieces of at most READ_PIECE bytes."""
         if self._zlib is None:
             for start in range(0, len(data), READ_PIECE):
-                yield data[start:start + READ_PIECE] if len(data) > READ_PIECE else data
+                yield data[start : start + READ_PIECE] if len(data) > READ_PIECE else data
             return
         while not self._zlib.eof:  # bytes after the end of the compressed stream are ignored, as httpx does
             try:
@@ -326,8 +340,9 @@ def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[tu
     # An event stream is UTF-8 whatever its charset parameter says (HTML, "Interpreting an event stream"): the media
     # type goes on, the parameters do not (rule: streaming.openai-chunks, streaming.anthropic-events).
     media_type = content_type.partition(";")[0].strip()
-    bounded = httpx.Response(response.status_code, headers={"content-type": media_type}, content=pieces(),
-                             default_encoding="utf-8")
+    bounded = httpx.Response(
+        response.status_code, headers={"content-type": media_type}, content=pieces(), default_encoding="utf-8"
+    )
     data: list[str] = []
     name, last_id, retry = "", "", None  # the event being read (and data above)
     head: list[str] = []  # the start of a line whose end has not come yet
@@ -394,8 +409,9 @@ class HttpProvider:
     :meth:`send`. The rest (headers, reading the body, redaction) is private.
     """
 
-    def __init__(self, kind: str, base_url: str, *, api_key: str = "", timeout: float = 60.0,
-                 client: httpx.Client | None = None) -> None:
+    def __init__(
+        self, kind: str, base_url: str, *, api_key: str = "", timeout: float = 60.0, client: httpx.Client | None = None
+    ) -> None:
         if kind not in WIRES:
             raise ValueError(f"unknown provider kind {kind!r}")
         problem = base_url_problem(base_url)
@@ -425,8 +441,10 @@ class HttpProvider:
                 headers["authorization"] = f"Bearer {self.api_key}"
         for name, value in headers.items():
             if not _HEADER_VALUE.fullmatch(value):  # never CR, LF, other controls or non-ASCII on the wire
-                raise ProviderError(f"the {name} header of the {self.wire.kind} request would not be printable "
-                                    f"ASCII, so the request is not sent")
+                raise ProviderError(
+                    f"the {name} header of the {self.wire.kind} request would not be printable "
+                    f"ASCII, so the request is not sent"
+                )
         return headers
 
     def complete(self, request: ProviderRequest) -> ProviderAnswer:
@@ -449,8 +467,13 @@ class HttpProvider:
         left = deadline - time.monotonic()
         if left <= 0:
             raise DeadlinePassed(f"the deadline of the {self.wire.kind} call passed before the request was sent")
-        return self.client.stream("POST", self.base_url + encoded.path, json=encoded.body,
-                                  headers=self._headers(encoded), timeout=httpx.Timeout(left))
+        return self.client.stream(
+            "POST",
+            self.base_url + encoded.path,
+            json=encoded.body,
+            headers=self._headers(encoded),
+            timeout=httpx.Timeout(left),
+        )
 
     def read_error_body(self, response: httpx.Response, deadline: float) -> str:
         """The text of an error response's body, read up to its cap within the deadline."""
@@ -538,8 +561,10 @@ class HttpProvider:
         except ProviderError as exc:
             error: ProviderError = exc
         except httpx.TimeoutException as exc:
-            error = DeadlinePassed(f"{kind} did not answer within the deadline of {self.timeout * 1000:g} ms "
-                                   f"({type(exc).__name__}) at {where}")
+            error = DeadlinePassed(
+                f"{kind} did not answer within the deadline of {self.timeout * 1000:g} ms "
+                f"({type(exc).__name__}) at {where}"
+            )
         except httpx.ConnectError as exc:
             error = ProviderError(f"cannot connect to {kind} at {where}: {exc}")
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:

@@ -11,8 +11,21 @@ from typing import Any, Protocol
 from ._errors import AdvisorInputError, reject_unknown_keys
 from ._transcript import RenderedMessage
 
-_REQUEST_KEYS = frozenset({"call", "model", "messages", "tools", "max_tokens", "reasoning", "stream", "prompt_cache_key",
-                           "transport_session", "parent_session", "advisor_cache_profile"})
+_REQUEST_KEYS = frozenset(
+    {
+        "call",
+        "model",
+        "messages",
+        "tools",
+        "max_tokens",
+        "reasoning",
+        "stream",
+        "prompt_cache_key",
+        "transport_session",
+        "parent_session",
+        "advisor_cache_profile",
+    }
+)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,8 @@ MIN_SECRET = 4
 _BEARER = re.compile(r"(?i)\b(bearer|basic)(\s+)(?!\[redacted\])[^\s\"'<>,;]+")
 _FIELD = re.compile(
     r"(?i)\b(x-api-key|api[-_]?key|authorization|access[-_]?token|token|secret|password)"
-    r"(\"?'?\s*[:=]\s*\"?'?)(?!\[redacted\]|bearer\b|basic\b)([^\s\"'<>,;&]+)")
+    r"(\"?'?\s*[:=]\s*\"?'?)(?!\[redacted\]|bearer\b|basic\b)([^\s\"'<>,;&]+)"
+)
 _URL = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^\s/?#@\"'<>]*@)?([^\s?#\"'<>]*)(\?[^\s#\"'<>]*)?")
 #: The characters that may end an excerpt right after a cut secret.
 _CUT_ENDS = frozenset("…'\"")

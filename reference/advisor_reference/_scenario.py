@@ -53,8 +53,20 @@ from ._transcript import Message, parse_transcript
 from ._wire import PROVIDER_KINDS
 
 _PARAMS = frozenset({"runtime", "work_dir", "steps"})
-_RUNTIME = frozenset({"session_id", "max_uses_per_run", "child_max_uses", "model", "max_tokens", "reasoning",
-                      "blocked_paths", "confine_to_work_dir", "cache_key_store", "http_provider"})
+_RUNTIME = frozenset(
+    {
+        "session_id",
+        "max_uses_per_run",
+        "child_max_uses",
+        "model",
+        "max_tokens",
+        "reasoning",
+        "blocked_paths",
+        "confine_to_work_dir",
+        "cache_key_store",
+        "http_provider",
+    }
+)
 _HTTP = frozenset({"kind", "base_url", "timeout_ms", "api_key"})
 _CALL = frozenset({"agent", "conversation", "turn", "input", "snapshot", "provider"})
 _REPLY = frozenset({"answer", "finish_reason", "error", "status", "delay_ms"})
@@ -66,8 +78,16 @@ START_TIMEOUT_S = 30.0
 FINISH_MARGIN_S = 30.0
 
 
-def _get(raw: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any, at: str, *,
-         low: int | None = None, high: int | None = None) -> Any:
+def _get(
+    raw: Mapping[str, Any],
+    key: str,
+    kind: type | tuple[type, ...],
+    default: Any,
+    at: str,
+    *,
+    low: int | None = None,
+    high: int | None = None,
+) -> Any:
     """``raw[key]`` of type ``kind`` (``default`` when absent); an integer also within ``low``..``high`` if given."""
     value = raw.get(key, default)
     if value is default:
@@ -133,10 +153,12 @@ def _reply(raw: Any, at: str) -> ScriptedReply:
     reject_unknown_keys(raw, _REPLY, at)
     delay = _get(raw, "delay_ms", int, 0, at, low=0, high=MAX_DELAY_MS) / 1000
     if "error" in raw:
-        return ScriptedReply(error=_get(raw, "error", str, "", at), status=_get(raw, "status", int, None, at),
-                             delay_s=delay)
-    return ScriptedReply(text=_get(raw, "answer", str, "", at),
-                         finish_reason=_get(raw, "finish_reason", str, "stop", at), delay_s=delay)
+        return ScriptedReply(
+            error=_get(raw, "error", str, "", at), status=_get(raw, "status", int, None, at), delay_s=delay
+        )
+    return ScriptedReply(
+        text=_get(raw, "answer", str, "", at), finish_reason=_get(raw, "finish_reason", str, "stop", at), delay_s=delay
+    )
 
 
 def _call(raw: Any, index: int, at: str, open_roles: bool = False) -> _Call:
@@ -144,8 +166,11 @@ def _call(raw: Any, index: int, at: str, open_roles: bool = False) -> _Call:
     reject_unknown_keys(raw, _CALL, at)
     if "snapshot" not in raw:
         raise AdvisorInputError("is required (null for a missing snapshot)", at=f"{at}.snapshot")
-    snapshot = None if raw["snapshot"] is None else parse_transcript(raw["snapshot"], at=f"{at}.snapshot",
-                                                                     open_roles=open_roles)
+    snapshot = (
+        None
+        if raw["snapshot"] is None
+        else parse_transcript(raw["snapshot"], at=f"{at}.snapshot", open_roles=open_roles)
+    )
     agent = _get(raw, "agent", (str, type(None)), None, at)
     conversation = _get(raw, "conversation", int, 1, at)
     turn = _get(raw, "turn", int, 1, at)
@@ -228,8 +253,14 @@ class _Run:
             return {"error": error.to_json()}
 
 
-def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[AdvisorRuntime] = AdvisorRuntime,
-                 http_class: type[HttpProvider] = HttpProvider, *, open_roles: bool = False) -> dict[str, Any]:
+def run_scenario(
+    params: Any,
+    builder: RequestBuilder,
+    runtime_class: type[AdvisorRuntime] = AdvisorRuntime,
+    http_class: type[HttpProvider] = HttpProvider,
+    *,
+    open_roles: bool = False,
+) -> dict[str, Any]:
     """Run a scenario; malformed params raise :class:`AdvisorInputError` naming the field."""
     params = _object(params, "params")
     reject_unknown_keys(params, _PARAMS)
@@ -256,8 +287,10 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
             if not isinstance(body, list):
                 raise AdvisorInputError("must be an array of calls", at=f"{at}.concurrent")
             if len(body) > MAX_CONCURRENT_CALLS:  # each call is a thread: the protocol bounds them
-                raise AdvisorInputError(f"holds {len(body)} calls; a concurrent step holds at most "
-                                        f"{MAX_CONCURRENT_CALLS}", at=f"{at}.concurrent")
+                raise AdvisorInputError(
+                    f"holds {len(body)} calls; a concurrent step holds at most {MAX_CONCURRENT_CALLS}",
+                    at=f"{at}.concurrent",
+                )
             calls = [_call(item, count + j, f"{at}.concurrent[{j}]", open_roles) for j, item in enumerate(body)]
             plan.append(("concurrent", calls))
             count += len(calls)
@@ -265,10 +298,12 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
             plan.append(("tools", _get(_object(body, f"{at}.tools"), "agent", (str, type(None)), None, f"{at}.tools")))
 
     http = _http_provider((params.get("runtime") or {}).get("http_provider"), http_class)  # runtime checked above
-    if http is not None and any(c.replies for _, body in plan for c in (body if isinstance(body, list) else [body])
-                                if isinstance(c, _Call)):
-        raise AdvisorInputError("with http_provider the suite's server scripts the replies; calls carry none",
-                                at="steps")
+    if http is not None and any(
+        c.replies for _, body in plan for c in (body if isinstance(body, list) else [body]) if isinstance(c, _Call)
+    ):
+        raise AdvisorInputError(
+            "with http_provider the suite's server scripts the replies; calls carry none", at="steps"
+        )
     provider = _ScenarioProvider(http)
     run = _Run(runtime_class(config, provider, cache_keys=store, builder=builder), provider)
     results: list[dict[str, Any] | None] = [None] * count
@@ -279,8 +314,9 @@ def run_scenario(params: Any, builder: RequestBuilder, runtime_class: type[Advis
         elif kind == "concurrent":
             if body:
                 bound = http.timeout if http is not None else max(sum(r.delay_s for r in c.replies) for c in body)
-                for call, result in zip(body, run_concurrently(run, body, bound, f"steps[{step}].concurrent"),
-                                        strict=True):
+                for call, result in zip(
+                    body, run_concurrently(run, body, bound, f"steps[{step}].concurrent"), strict=True
+                ):
                     results[call.index] = result
         else:
             tool_lists.append([tool["name"] for tool in run.runtime.tools()])  # rule: budget.tool-stays-registered
@@ -316,8 +352,10 @@ def run_concurrently(run: _Run, calls: list[_Call], bound_s: float, at: str) -> 
         except BaseException as exc:  # raised again by the caller's thread, as it would be without threads
             outcomes[slot] = exc
 
-    threads = [threading.Thread(target=perform, args=(slot,), name=f"advisor-scenario-{call.index}", daemon=True)
-               for slot, call in enumerate(calls)]
+    threads = [
+        threading.Thread(target=perform, args=(slot,), name=f"advisor-scenario-{call.index}", daemon=True)
+        for slot, call in enumerate(calls)
+    ]
     started = 0
     try:
         for thread in threads:
@@ -328,8 +366,11 @@ def run_concurrently(run: _Run, calls: list[_Call], bound_s: float, at: str) -> 
         start.abort()
         for thread in threads[:started]:
             thread.join(START_TIMEOUT_S)
-        why = (f"only {started} of its {len(calls)} threads could start ({exc})" if started < len(calls) else
-               f"its {len(calls)} threads did not all start within {START_TIMEOUT_S:g} s")
+        why = (
+            f"only {started} of its {len(calls)} threads could start ({exc})"
+            if started < len(calls)
+            else f"its {len(calls)} threads did not all start within {START_TIMEOUT_S:g} s"
+        )
         raise AdvisorInputError(f"{why}; no call was made", at=at) from None
     deadline = time.monotonic() + bound_s + FINISH_MARGIN_S
     for thread in threads:

@@ -33,9 +33,7 @@ from ._text import to_valid_unicode
 
 ROLES = ("system", "user", "assistant", "tool")  # rule: transcript.roles
 
-_MESSAGE_KEYS = frozenset(
-    {"role", "content", "tool_calls", "name", "tool_call_id", "reasoning_content", "metadata"}
-)
+_MESSAGE_KEYS = frozenset({"role", "content", "tool_calls", "name", "tool_call_id", "reasoning_content", "metadata"})
 _TOOL_CALL_KEYS = frozenset({"id", "name", "arguments"})
 #: Tool-call arguments nest at most this many objects and arrays deep. Real arguments nest a few levels; the
 #: capping and the origin encoding walk them recursively, and 200 levels leave them most of Python's default
@@ -128,7 +126,9 @@ def parse_message(raw: Any, at: str, *, open_roles: bool = False) -> Message:
     tool_calls: tuple[ToolCall, ...] = ()
     if "tool_calls" in raw and raw["tool_calls"] is not None:
         if role != "assistant" and not open_roles:  # the reference's choice (rule: transcript.malformed-rejected)
-            raise AdvisorInputError(f"only assistant messages carry tool calls, this is {role!r}", at=f"{at}.tool_calls")
+            raise AdvisorInputError(
+                f"only assistant messages carry tool calls, this is {role!r}", at=f"{at}.tool_calls"
+            )
         tool_calls = _parse_tool_calls(raw["tool_calls"], f"{at}.tool_calls")
 
     name = tool_call_id = ""
@@ -221,8 +221,12 @@ def _is_plain_json(value: Any) -> bool:
             for child in item:
                 if type(child) is not str:
                     push((child, depth + 1))
-        elif kind is not str and item is not None and kind is not bool and (
-                isinstance(item, (dict, list)) or _bad_json_value(item, depth) is not None):
+        elif (
+            kind is not str
+            and item is not None
+            and kind is not bool
+            and (isinstance(item, (dict, list)) or _bad_json_value(item, depth) is not None)
+        ):
             return False  # a problem, or a subclass of dict or list: the full walk decides
     return True
 

@@ -117,8 +117,9 @@ class StreamState:
     def answer(self, provider: str) -> ProviderAnswer:
         if not self.done:  # rule: streaming.final-event-required
             raise ProviderError(f"the {provider} stream ended before its final event")
-        return ProviderAnswer("".join(self.joined) + "".join(self.text), self.finish_reason or "stop",
-                              self.usage.to_json())
+        return ProviderAnswer(
+            "".join(self.joined) + "".join(self.text), self.finish_reason or "stop", self.usage.to_json()
+        )
 
 
 _DECODER = json.JSONDecoder()

@@ -217,8 +217,11 @@ class PathPolicy:
         check_path_text(raw, at)
         size = len(raw.encode("utf-8"))
         if size > MAX_PATH_BYTES:  # named by its head: the whole path would make the message as long
-            raise FileRefused(f"{raw[:100]}…: a path of {size} bytes, longer than the {MAX_PATH_BYTES} a filesystem "
-                              f"takes ({os.strerror(errno.ENAMETOOLONG)})", at=at)
+            raise FileRefused(
+                f"{raw[:100]}…: a path of {size} bytes, longer than the {MAX_PATH_BYTES} a filesystem "
+                f"takes ({os.strerror(errno.ENAMETOOLONG)})",
+                at=at,
+            )
         walk = _Walk()
         try:
             name = self._walk(walk, os.path.join(self.work_dir, raw), raw, at)

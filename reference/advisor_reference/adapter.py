@@ -32,8 +32,24 @@ PROTOCOL_VERSION = 1
 #: The version of the rule catalogue this reference was last checked against (``advisor-conformance rules --json``);
 #: a test holds it equal to the catalogue's, so a change of the rules is a deliberate step here too.
 CATALOGUE = "7bf455d31906"
-AREAS = ("transcript", "request", "flatten", "elision", "files", "question", "dedupe", "inflight", "tool",
-         "workspace", "handler", "budget", "transport", "wire", "streaming", "breakpoints")
+AREAS = (
+    "transcript",
+    "request",
+    "flatten",
+    "elision",
+    "files",
+    "question",
+    "dedupe",
+    "inflight",
+    "tool",
+    "workspace",
+    "handler",
+    "budget",
+    "transport",
+    "wire",
+    "streaming",
+    "breakpoints",
+)
 
 _SHAPE_KEYS = frozenset({"transcript", "question", "files"})
 _FILE_KEYS = frozenset({"path", "content", "content_base64", "size"})
@@ -65,8 +81,9 @@ def _parse_files(raw: Any, builder: RequestBuilder) -> list[LoadedFile]:
             if not isinstance(item["content_base64"], str):
                 raise AdvisorInputError("must be a base64 string", at=f"{at}.content_base64")
             if not item["content_base64"].isascii():  # b64decode raises a bare ValueError for these
-                raise AdvisorInputError("is not valid base64: it holds characters outside ASCII",
-                                        at=f"{at}.content_base64")
+                raise AdvisorInputError(
+                    "is not valid base64: it holds characters outside ASCII", at=f"{at}.content_base64"
+                )
             try:
                 data = base64.b64decode(item["content_base64"], validate=True)
             except (binascii.Error, ValueError) as exc:
@@ -147,8 +164,9 @@ class ReferenceAdapter:
 
     def scenario(self, params: Mapping[str, Any]) -> dict[str, Any]:
         try:
-            return run_scenario(params, self.builder, self.runtime_class, self.http_provider_class,
-                                open_roles=self.open_roles)
+            return run_scenario(
+                params, self.builder, self.runtime_class, self.http_provider_class, open_roles=self.open_roles
+            )
         except AdvisorInputError as error:
             return {"error": error.to_json()}
 

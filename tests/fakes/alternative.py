@@ -54,7 +54,7 @@ from advisor_reference.wire import WIRES, HttpProvider, HttpRequest
 STRINGS = dataclasses.replace(
     REFERENCE_STRINGS,
     system_prompt="Act as a senior reviewer for an autonomous coding agent. Study the transcript and reply with "
-                  "the single most useful piece of advice for its next move.",
+    "the single most useful piece of advice for its next move.",
     guidance_request="What should the agent watch out for, and what should it do next?",
     inflight_label="Message in progress from the agent:",
     advisor_note_prefix="(advice given earlier, may be outdated)",
@@ -65,7 +65,9 @@ STRINGS = dataclasses.replace(
     token_limit_note="Note: the advice above was truncated by the token limit; a larger max_tokens avoids this.",
 )
 
-TRANSCRIPT_FIELDS = frozenset({"role", "content", "tool_calls", "name", "tool_call_id", "reasoning_content", "metadata"})
+TRANSCRIPT_FIELDS = frozenset(
+    {"role", "content", "tool_calls", "name", "tool_call_id", "reasoning_content", "metadata"}
+)
 TOOL_CALL_FIELDS = frozenset({"id", "name", "arguments"})
 THINKING = {"minimal": 1024, "low": 1536, "medium": 4000, "high": 12000}
 
@@ -109,8 +111,9 @@ class _Runtime(AdvisorRuntime):
 def _anthropic_encode(request, stream):
     # The reference leaves an empty user message out; this one sends it as one word, in its place (before the
     # breakpoints are placed, so they count its block).
-    messages = tuple(RenderedMessage("user", "(empty)") if m.role == "user" and m.content == "" else m
-                     for m in request.messages)
+    messages = tuple(
+        RenderedMessage("user", "(empty)") if m.role == "user" and m.content == "" else m for m in request.messages
+    )
     encoded = WIRES["anthropic"].encode(dataclasses.replace(request, messages=messages), stream)
     body = {**encoded.body}
     if "thinking" in body:
@@ -158,7 +161,10 @@ def _tolerant(transcript: Any) -> Any:
             if isinstance(message.get("tool_calls"), list):
                 message["tool_calls"] = [
                     {key: value for key, value in call.items() if key in TOOL_CALL_FIELDS}
-                    if isinstance(call, Mapping) else call for call in message["tool_calls"]]
+                    if isinstance(call, Mapping)
+                    else call
+                    for call in message["tool_calls"]
+                ]
         out.append(message)
     return out
 
@@ -212,8 +218,10 @@ class AlternativeAdapter(ReferenceAdapter):
         answer = super().scenario(params)
         if "error" in answer:
             return {"error": _reworded(answer["error"], None)}
-        answer["calls"] = [{"error": _reworded(call["error"], work_dir)} if call and "error" in call else call
-                           for call in answer["calls"]]
+        answer["calls"] = [
+            {"error": _reworded(call["error"], work_dir)} if call and "error" in call else call
+            for call in answer["calls"]
+        ]
         return answer
 
 
@@ -237,10 +245,14 @@ class WithoutHttp(AlternativeAdapter):
         return {**described, "areas": [area for area in described["areas"] if area not in ("wire", "streaming")]}
 
     def scenario(self, params):
-        if isinstance(params, Mapping) and isinstance(params.get("runtime"), Mapping) \
-                and params["runtime"].get("http_provider") is not None:
-            return {"error": {"code": "unsupported_op", "message": "no HTTP client: runtime.http_provider is not "
-                                                                   "supported"}}
+        if (
+            isinstance(params, Mapping)
+            and isinstance(params.get("runtime"), Mapping)
+            and params["runtime"].get("http_provider") is not None
+        ):
+            return {
+                "error": {"code": "unsupported_op", "message": "no HTTP client: runtime.http_provider is not supported"}
+            }
         return super().scenario(params)
 
 

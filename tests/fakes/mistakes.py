@@ -22,8 +22,9 @@ def mistake(rule: str, also: tuple[str, ...] = ()):
 
     def register(cls):
         cls.name = "mistake-" + cls.__name__
-        MISTAKES[cls.__name__] = BrokenImplementation(rule, " ".join((cls.__doc__ or "").split()),
-                                                      f"{cls.__module__}:{cls.__qualname__}", tuple(also))
+        MISTAKES[cls.__name__] = BrokenImplementation(
+            rule, " ".join((cls.__doc__ or "").split()), f"{cls.__module__}:{cls.__qualname__}", tuple(also)
+        )
         return cls
 
     return register
@@ -38,8 +39,17 @@ class _OneUseTooMany(UseCounter):
             return UseGrant(True, self.used, self.limit)
 
 
-@mistake("budget.no-provider-call", also=("budget.exhausted-result", "budget.default-cap", "budget.zero-cap",
-                                         "budget.shared-counter", "budget.atomic", "handler.failure-consumes-use"))
+@mistake(
+    "budget.no-provider-call",
+    also=(
+        "budget.exhausted-result",
+        "budget.default-cap",
+        "budget.zero-cap",
+        "budget.shared-counter",
+        "budget.atomic",
+        "handler.failure-consumes-use",
+    ),
+)
 class CapOffByOne(ReferenceAdapter):
     """The main agent's cap lets one call more through (``>`` for ``>=``)."""
 
@@ -88,8 +98,10 @@ def _file_blocks(builder, files, snapshot):
     if not files:
         return []
     contents = builder.cap_files(files, builder.dedupe(files, snapshot))
-    return [(file, content, builder.deduped_block(file.path) if content is None else
-             builder.file_block(file.path, content)) for file, content in zip(files, contents, strict=True)]
+    return [
+        (file, content, builder.deduped_block(file.path) if content is None else builder.file_block(file.path, content))
+        for file, content in zip(files, contents, strict=True)
+    ]
 
 
 @mistake("files.render-format")
@@ -107,8 +119,12 @@ class FilesPastTheAggregateDropped(ReferenceAdapter):
 
     class builder_class(RequestBuilder):
         def render_files(self, files, snapshot):
-            return [part for _, content, block in _file_blocks(self, files, snapshot)
-                    if content is None or content.kept or not content.marker for part in block]
+            return [
+                part
+                for _, content, block in _file_blocks(self, files, snapshot)
+                if content is None or content.kept or not content.marker
+                for part in block
+            ]
 
 
 @mistake("files.render-format")

@@ -105,8 +105,13 @@ def test_constraints_file_pins_every_installed_dependency():
 
 def test_readme_quickstart_holds_the_two_commands_ci_runs():
     """The README's Quickstart has exactly two one-line commands; the first installs with constraints.txt."""
-    result = subprocess.run([sys.executable, str(ROOT / ".ci" / "readme_commands.py")], capture_output=True,
-                            text=True, check=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / ".ci" / "readme_commands.py")],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     install, tests = result.stdout.splitlines()
     assert re.search(r"pip install -c constraints\.txt -e '\.\[dev\]'", install)
     assert install.endswith("advisor-conformance run")

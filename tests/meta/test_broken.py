@@ -39,19 +39,36 @@ def test_every_rule_has_a_broken_implementation():
 def broken_runs(tmp_path_factory, progress):
     """Every broken implementation run against its rule's tests: one pytest session over both cores."""
     tmp = tmp_path_factory.mktemp("broken")
-    matrix = [{"id": entry.id, "target": entry.target, "rules": [entry.rule],
-               **({"modules": list(entry.modules)} if entry.modules else {})} for entry in ENTRIES]
+    matrix = [
+        {
+            "id": entry.id,
+            "target": entry.target,
+            "rules": [entry.rule],
+            **({"modules": list(entry.modules)} if entry.modules else {}),
+        }
+        for entry in ENTRIES
+    ]
     (tmp / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
     # A broken implementation is the reference with one rule broken: its rendered requests are held to the
     # reference's snapshots, so a snapshot test fails only where the breakage changes a request.
-    run = run_pytest(SUITE, "--impl=reference", "-p", "tests.support.matrix", f"--matrix={tmp / 'matrix.json'}",
-                     f"--matrix-report={tmp / 'outcomes.jsonl'}", "-q", "-n", "2",
-                     "--hypothesis-profile=advisor-conformance-mutation",
-                     f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
-                     progress=progress, label="broken implementations")
+    run = run_pytest(
+        SUITE,
+        "--impl=reference",
+        "-p",
+        "tests.support.matrix",
+        f"--matrix={tmp / 'matrix.json'}",
+        f"--matrix-report={tmp / 'outcomes.jsonl'}",
+        "-q",
+        "-n",
+        "2",
+        "--hypothesis-profile=advisor-conformance-mutation",
+        f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+        progress=progress,
+        label="broken implementations",
+    )
     outcomes = defaultdict(list)
     path = tmp / "outcomes.jsonl"
-    for line in (path.read_text(encoding="utf-8").split("\n") if path.exists() else []):
+    for line in path.read_text(encoding="utf-8").split("\n") if path.exists() else []:
         if not line:
             continue
         record = json.loads(line)
@@ -66,11 +83,14 @@ def test_broken_implementation_is_caught(broken_runs, entry):
     records = outcomes.get(entry.id, [])
     assert records, f"no outcome for {entry.target}; the matrix run said:\n{run.stdout[-3000:]}\n{run.stderr[-3000:]}"
     failed = [record for record in records if record["outcome"] == "failed"]
-    assert failed, f"the tests of {entry.rule} passed against {entry.target} ({entry.how}): " \
-                   f"{[record['nodeid'] for record in records]}"
+    assert failed, (
+        f"the tests of {entry.rule} passed against {entry.target} ({entry.how}): "
+        f"{[record['nodeid'] for record in records]}"
+    )
     named = lambda record, rule: f"[{rule}" in record["message"] or f", {rule}" in record["message"]  # noqa: E731
     assert any(named(record, entry.rule) for record in failed), (
-        f"no failure names {entry.rule}:\n{failed[0]['message'][:3000]}")
+        f"no failure names {entry.rule}:\n{failed[0]['message'][:3000]}"
+    )
     for record in failed:
         assert entry.rule in record["rules"], f"{record['nodeid']} does not carry {entry.rule}"
         assert any(named(record, rule) for rule in (entry.rule, *entry.also)), (
@@ -89,8 +109,9 @@ def test_every_failure_message_names_a_catalogue_rule(broken_runs):
 
     _, outcomes = broken_runs
     failures = [record for records in outcomes.values() for record in records if record["outcome"] == "failed"]
-    silent = [f"{record['nodeid']}: {record['message'][:300]}" for record in failures
-              if not names_a_rule(record["message"])]
+    silent = [
+        f"{record['nodeid']}: {record['message'][:300]}" for record in failures if not names_a_rule(record["message"])
+    ]
     assert len(failures) > len(outcomes) and not silent, silent[:5]
 
 
@@ -101,9 +122,13 @@ def test_cross_rule_figure_sorts_each_failure_by_the_rules_it_is_blamed_on():
 
     entry = REGISTRY["request.prefix-stable-across-calls"]
     node = "conformance/advisor_conformance/tests/request/test_request.py::test_x"
-    kinds = [classify({"nodeid": node, "failed_rules": rules}, entry) for rules in
-             ([entry.rule], [*entry.also], [entry.rule, "flatten.args-json"], ["flatten.args-json"])]
-    snapshot = {"nodeid": "x/flatten/test_snapshots.py::test_rendered_request_matches_snapshot[a]",
-                "failed_rules": ["flatten.deterministic"]}
+    kinds = [
+        classify({"nodeid": node, "failed_rules": rules}, entry)
+        for rules in ([entry.rule], [*entry.also], [entry.rule, "flatten.args-json"], ["flatten.args-json"])
+    ]
+    snapshot = {
+        "nodeid": "x/flatten/test_snapshots.py::test_rendered_request_matches_snapshot[a]",
+        "failed_rules": ["flatten.deterministic"],
+    }
     assert kinds == ["precise", "precise", "over-broad", "misattributed"] and entry.also
     assert classify(snapshot, entry) == "dependency"

@@ -16,8 +16,14 @@ SESSIONS = ("bugfix-small", "review-dense")
 
 
 def cache_sim(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "advisor_conformance", "cache-sim", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600, env=clean_env())
+    return subprocess.run(
+        [sys.executable, "-m", "advisor_conformance", "cache-sim", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=clean_env(),
+    )
 
 
 def test_table_for_the_reference():
@@ -27,8 +33,19 @@ def test_table_for_the_reference():
     lines = run.stdout.splitlines()
     assert lines[0].startswith("advisor-conformance cache-sim: reference ") and "provider anthropic" in lines[0]
     header = next(line for line in lines if line.startswith("session"))
-    for column in ("calls", "input tok", "read tok", "written tok", "cost", "spec", "optimum", "optimum is", "share",
-                   "missed tok", "unread writes"):
+    for column in (
+        "calls",
+        "input tok",
+        "read tok",
+        "written tok",
+        "cost",
+        "spec",
+        "optimum",
+        "optimum is",
+        "share",
+        "missed tok",
+        "unread writes",
+    ):
         assert column in header
     rows = {line.split()[0]: line.split() for line in lines if line.split() and line.split()[0] in (*SESSIONS, "total")}
     assert set(rows) == {*SESSIONS, "total"}
@@ -96,20 +113,28 @@ def test_openai_reference_reaches_the_optimum_and_a_fresh_key_per_call_does_not(
     """On OpenAI the reference's stable key reaches the optimum; a fresh key per call reads nothing."""
     good = json.loads(cache_sim("bugfix-small", "--provider", "openai", "--json").stdout)
     assert good["total"]["share_of_optimum_saving"] == 1.0
-    run = cache_sim("bugfix-small", "--provider", "openai", "--json", "--impl",
-                    "tests.fakes.broken.cache:FreshKeyPerCall")
+    run = cache_sim(
+        "bugfix-small", "--provider", "openai", "--json", "--impl", "tests.fakes.broken.cache:FreshKeyPerCall"
+    )
     assert run.returncode == 0, run.stderr
     bad = json.loads(run.stdout)
     assert bad["total"]["read_tokens"] == 0 and bad["total"]["share_of_optimum_saving"] == 0.0
 
 
-@pytest.mark.parametrize("args, message", [
-    (["no-such-session"], "no session 'no-such-session'"), (["--impl", "no_such_module"], "cannot import"),
-    (["--assume", "refresh=always"], "refresh"), (["--assume", "colour=blue"], "colour"),
-    (["--assume", "refresh"], "NAME=VALUE"), (["--provider-profile", "nope"], "nope"),
-    (["--provider", "openai", "--provider-profile", "anthropic"], "anthropic"),
-    (["--provider", "openai", "--placement", "bridge"], "bridge"), (["--cached-price", "2"], "--cached-price"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["no-such-session"], "no session 'no-such-session'"),
+        (["--impl", "no_such_module"], "cannot import"),
+        (["--assume", "refresh=always"], "refresh"),
+        (["--assume", "colour=blue"], "colour"),
+        (["--assume", "refresh"], "NAME=VALUE"),
+        (["--provider-profile", "nope"], "nope"),
+        (["--provider", "openai", "--provider-profile", "anthropic"], "anthropic"),
+        (["--provider", "openai", "--placement", "bridge"], "bridge"),
+        (["--cached-price", "2"], "--cached-price"),
+    ],
+)
 def test_bad_arguments_exit_2(args, message):
     """An unknown session, implementation, profile, assumption or choice, a profile or placement for other bodies,
     or a price out of range exits 2 and names it."""
@@ -123,7 +148,9 @@ def test_list_profiles_prints_every_fact_with_its_source():
     assert run.returncode == 0, run.stderr
     profiles = json.loads(run.stdout)
     assert set(profiles) == {"anthropic", "openai", "openai-gpt-5-6"}
-    assert all(fact["says"] and fact["source"] in p["sources"] for p in profiles.values() for fact in p["facts"].values())
+    assert all(
+        fact["says"] and fact["source"] in p["sources"] for p in profiles.values() for fact in p["facts"].values()
+    )
 
 
 def test_advisor_js_matches_the_reference():

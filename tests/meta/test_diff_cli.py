@@ -16,8 +16,14 @@ SEEDED = "tests.fakes.broken.final:QuestionSingleNewline"  # the question follow
 
 
 def diff(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "advisor_conformance", "diff", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout, env=clean_env())
+    return subprocess.run(
+        [sys.executable, "-m", "advisor_conformance", "diff", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=clean_env(),
+    )
 
 
 def test_the_reference_against_itself_exits_0_with_every_operation_clean():
@@ -27,7 +33,10 @@ def test_the_reference_against_itself_exits_0_with_every_operation_clean():
     data = json.loads(run.stdout)
     assert data["diverged"] is False and data["seed"] == 0 and data["examples"] == 10
     assert [(op["op"], op["inputs"], op["divergence"]) for op in data["operations"]] == [
-        ("shape", 10, None), ("encode", 10, None), ("scenario", 10, None)]
+        ("shape", 10, None),
+        ("encode", 10, None),
+        ("scenario", 10, None),
+    ]
     assert data["a"]["name"] == data["b"]["name"] == "reference"
 
 
@@ -50,17 +59,22 @@ def test_a_seeded_divergence_as_json():
     found = data["operations"][0]["divergence"]
     assert found["op"] == "shape" and len(found["input"]["question"]) == 1
     assert [(d["path"], d["a"], d["b"]) for d in found["differences"]] == [
-        ("answer.messages[1].content", "0\n\n{{guidance_request}}", "0\n{{guidance_request}}")]
+        ("answer.messages[1].content", "0\n\n{{guidance_request}}", "0\n{{guidance_request}}")
+    ]
 
 
-@pytest.mark.parametrize("args", [
-    ["--impl", "reference"],
-    ["--impl", "reference", "--impl", "reference", "--impl", "reference"],
-    ["--impl", "reference", "--impl", "no_such_package.adapter"],
-    ["--impl", "reference", "--impl", "reference", "--op", "tool_definition"],
-    ["--impl", "reference", "--impl", "reference", "--examples", "0"],
-    [],
-], ids=["one-impl", "three-impls", "unloadable-target", "unknown-op", "no-examples", "no-impl"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--impl", "reference"],
+        ["--impl", "reference", "--impl", "reference", "--impl", "reference"],
+        ["--impl", "reference", "--impl", "no_such_package.adapter"],
+        ["--impl", "reference", "--impl", "reference", "--op", "tool_definition"],
+        ["--impl", "reference", "--impl", "reference", "--examples", "0"],
+        [],
+    ],
+    ids=["one-impl", "three-impls", "unloadable-target", "unknown-op", "no-examples", "no-impl"],
+)
 def test_usage_errors_exit_2(args):
     """Anything but two loadable targets, known operations and a positive budget exits 2 and says why on stderr."""
     run = diff(*args)

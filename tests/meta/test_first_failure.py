@@ -42,13 +42,31 @@ def test_the_first_failure_is_the_earliest_in_the_run_and_judged_by_its_blame(tm
     rule = "request.prefix-stable-across-calls"
     also = known[rule].also[0]
     records = [
-        {"entry": rule, "nodeid": "a", "outcome": "failed", "failed_rules": ["flatten.args-json"], "position": 9,
-         "message": "[flatten.args-json] later"},
-        {"entry": rule, "nodeid": "b", "outcome": "failed", "failed_rules": [also], "position": 3,
-         "message": f"[{also}] first"},
+        {
+            "entry": rule,
+            "nodeid": "a",
+            "outcome": "failed",
+            "failed_rules": ["flatten.args-json"],
+            "position": 9,
+            "message": "[flatten.args-json] later",
+        },
+        {
+            "entry": rule,
+            "nodeid": "b",
+            "outcome": "failed",
+            "failed_rules": [also],
+            "position": 3,
+            "message": f"[{also}] first",
+        },
         {"entry": rule, "nodeid": "c", "outcome": "passed", "failed_rules": [], "position": 1, "message": ""},
-        {"entry": "flatten.args-json", "nodeid": "d", "outcome": "failed", "failed_rules": ["question.cap"],
-         "position": 2, "message": "KeyError: 'messages'"},
+        {
+            "entry": "flatten.args-json",
+            "nodeid": "d",
+            "outcome": "failed",
+            "failed_rules": ["question.cap"],
+            "position": 2,
+            "message": "KeyError: 'messages'",
+        },
     ]
     path = tmp_path / "outcomes.jsonl"
     path.write_text("".join(json.dumps(record) + "\n" for record in records), encoding="utf-8")

@@ -43,30 +43,57 @@ def test_go_skeleton_builds_and_runs_under_the_suite(tmp_path, progress):
     its tests pass or fail naming catalogue rules (or, for snapshots, how to record
     them), the other areas are skipped, and nothing errors."""
     go = go_toolchain()
-    init = subprocess.run([sys.executable, "-m", "advisor_conformance", "init", "--harness", "--language", "go",
-                           "--dir", str(tmp_path)], capture_output=True, text=True, env=clean_env(), timeout=120)
+    init = subprocess.run(
+        [sys.executable, "-m", "advisor_conformance", "init", "--harness", "--language", "go", "--dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=120,
+    )
     assert init.returncode == 0, init.stderr
     (build,) = [line.strip() for line in init.stdout.splitlines() if line.strip().startswith("go build")]
     (target,) = re.findall(r"--impl='(cmd:[^']+)' -x", init.stdout)
 
     progress("go skeleton: go build")
-    env = {**clean_env(), "GOCACHE": str(tmp_path / "gocache"), "GOPATH": str(tmp_path / "gopath"),
-           "GOPROXY": "off", "GOTOOLCHAIN": "local", "GOFLAGS": "", "GOTELEMETRY": "off", "CGO_ENABLED": "0"}
-    built = subprocess.run([go, *build.split()[1:]], cwd=tmp_path, capture_output=True, text=True, env=env,
-                           timeout=600)
+    env = {
+        **clean_env(),
+        "GOCACHE": str(tmp_path / "gocache"),
+        "GOPATH": str(tmp_path / "gopath"),
+        "GOPROXY": "off",
+        "GOTOOLCHAIN": "local",
+        "GOFLAGS": "",
+        "GOTELEMETRY": "off",
+        "CGO_ENABLED": "0",
+    }
+    built = subprocess.run([go, *build.split()[1:]], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
     assert built.returncode == 0, built.stdout + built.stderr
     harness = tmp_path / "advisor-harness"
-    requests = [{"seq": "a", "op": "start", "params": {"protocol": 2}}, {"seq": 7, "op": "frobnicate"},
-                {"seq": 8, "op": "stop", "params": {}}]
-    session = subprocess.run([str(harness)], input="".join(json.dumps(r) + "\n" for r in requests), cwd=tmp_path,
-                             capture_output=True, text=True, timeout=60)
+    requests = [
+        {"seq": "a", "op": "start", "params": {"protocol": 2}},
+        {"seq": 7, "op": "frobnicate"},
+        {"seq": 8, "op": "stop", "params": {}},
+    ]
+    session = subprocess.run(
+        [str(harness)],
+        input="".join(json.dumps(r) + "\n" for r in requests),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     answers = [json.loads(line) for line in session.stdout.splitlines()]
     assert session.returncode == 0 and [answer["seq"] for answer in answers] == ["a", 7, 8], session
     assert "failure" in answers[0] and "failure" in answers[1] and answers[2]["result"] == {}, answers
 
     progress("go skeleton: the suite's deterministic examples through the harness")
-    run = run_pytest(f"--impl={target}", "-q", "--hypothesis-profile=advisor-conformance-explicit", cwd=tmp_path,
-                     progress=progress, label="go skeleton")
+    run = run_pytest(
+        f"--impl={target}",
+        "-q",
+        "--hypothesis-profile=advisor-conformance-explicit",
+        cwd=tmp_path,
+        progress=progress,
+        label="go skeleton",
+    )
     assert run.returncode == 1 and run.report is not None, run.stdout[-3000:] + run.stderr[-2000:]
     final = run.stdout.strip().splitlines()[-1]
     assert re.search(r"\d+ failed, \d+ passed, \d+ skipped", final) and "error" not in final, final

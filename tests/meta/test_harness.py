@@ -21,8 +21,13 @@ from ..support.runner import ROOT, SUITE, run_pytest
 
 FAULTY = f"cmd:{sys.executable} tests/fakes/faulty_harness.py"
 # A handful of quick tests from several areas, in a fixed order.
-SELECTION = [f"{SUITE}/elision/test_elision.py", "-k", "strings_up_to or strings_over or marker_reports", "-p",
-             "no:randomly"]
+SELECTION = [
+    f"{SUITE}/elision/test_elision.py",
+    "-k",
+    "strings_up_to or strings_over or marker_reports",
+    "-p",
+    "no:randomly",
+]
 # Before any test the suite sends one probe per operation the declared areas need (the reference declares them all),
 # and one per capability they offer.
 PROBES = len({op for ops in AREA_OPERATIONS.values() for op in ops}) + len(CAPABILITIES)
@@ -31,12 +36,24 @@ PROBES = len({op for ops in AREA_OPERATIONS.values() for op in ops}) + len(CAPAB
 @pytest.mark.slow
 def test_reference_through_the_harness_matches_in_process(tmp_path, progress):
     """Every test has the same outcome through `advisor-conformance harness` as in process (one session, both)."""
-    matrix = [{"id": "in-process", "target": "reference", "rules": None},
-              {"id": "harness", "target": "cmd:advisor-conformance harness", "rules": None}]
+    matrix = [
+        {"id": "in-process", "target": "reference", "rules": None},
+        {"id": "harness", "target": "cmd:advisor-conformance harness", "rules": None},
+    ]
     (tmp_path / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
-    run = run_pytest(SUITE, "--impl=reference", "-p", "tests.support.matrix", f"--matrix={tmp_path / 'matrix.json'}",
-                     f"--matrix-report={tmp_path / 'outcomes.jsonl'}", "-q", "-n", "2", progress=progress,
-                     label="the suite in process and through the harness")
+    run = run_pytest(
+        SUITE,
+        "--impl=reference",
+        "-p",
+        "tests.support.matrix",
+        f"--matrix={tmp_path / 'matrix.json'}",
+        f"--matrix-report={tmp_path / 'outcomes.jsonl'}",
+        "-q",
+        "-n",
+        "2",
+        progress=progress,
+        label="the suite in process and through the harness",
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     by_entry: dict[str, dict[str, str]] = {"in-process": {}, "harness": {}}
     for line in (tmp_path / "outcomes.jsonl").read_text(encoding="utf-8").split("\n"):
@@ -49,14 +66,18 @@ def test_reference_through_the_harness_matches_in_process(tmp_path, progress):
     assert by_entry["in-process"] == by_entry["harness"]
 
 
-@pytest.mark.parametrize("fault, shown", [
-    ("crash", ["3", "faulty harness: crashing now"]),
-    ("garbage", ["oops, not JSON"]),
-    ("wrong-seq", ["-other"]),
-    ("stderr-exit", ["1", "out of memory, giving up"]),
-    ("duplicate-answer", ["{seq}"]),
-    ("close-stdout", ["stdout"]),
-], ids=["crash", "not-json", "wrong-seq", "stderr-and-exit", "duplicate-answer", "closed-stdout"])
+@pytest.mark.parametrize(
+    "fault, shown",
+    [
+        ("crash", ["3", "faulty harness: crashing now"]),
+        ("garbage", ["oops, not JSON"]),
+        ("wrong-seq", ["-other"]),
+        ("stderr-exit", ["1", "out of memory, giving up"]),
+        ("duplicate-answer", ["{seq}"]),
+        ("close-stdout", ["stdout"]),
+    ],
+    ids=["crash", "not-json", "wrong-seq", "stderr-and-exit", "duplicate-answer", "closed-stdout"],
+)
 def test_faulty_harness_fails_one_test_and_the_run_goes_on(tmp_path, fault, shown):
     """A harness fault fails the test it hit with a message that shows what happened (the exit code, the harness's
     stderr, the line it wrote, the seq it echoed, never an exit code it did not have); later tests still run."""
@@ -75,7 +96,9 @@ def test_faulty_harness_fails_one_test_and_the_run_goes_on(tmp_path, fault, show
 def test_hanging_harness_is_stopped_after_the_timeout(tmp_path):
     """A harness that never answers fails that test after the timeout and is restarted for the next ones."""
     started = time.monotonic()
-    run = run_pytest(*SELECTION, f"--impl={FAULTY} hang {PROBES + 2} {tmp_path / 'struck'}", "-q", "--harness-timeout=2")
+    run = run_pytest(
+        *SELECTION, f"--impl={FAULTY} hang {PROBES + 2} {tmp_path / 'struck'}", "-q", "--harness-timeout=2"
+    )
     elapsed = time.monotonic() - started
     failed = run.failed_tests()
     assert len(failed) == 1 and "hang" in failed[0]["message"], run.stdout[-2000:]  # the harness's command named
@@ -98,8 +121,9 @@ def test_missing_harness_command_is_a_usage_error():
 
 def test_transport_replays_start_after_a_crash(tmp_path):
     """After the harness dies, the next operation restarts it and replays start first."""
-    transport = SubprocessTransport(f"{sys.executable} tests/fakes/faulty_harness.py crash 2 {tmp_path / 'struck'}",
-                                    timeout=10, cwd=str(ROOT))
+    transport = SubprocessTransport(
+        f"{sys.executable} tests/fakes/faulty_harness.py crash 2 {tmp_path / 'struck'}", timeout=10, cwd=str(ROOT)
+    )
     try:
         first = transport.start()
         assert "messages" in transport.call("shape", {"transcript": []})
@@ -118,14 +142,27 @@ def test_advisor_js_harness_delivers_every_answer_before_it_exits():
         pytest.skip("Node.js is not installed")
     count = 40  # answers of about 20 KB each: far more than a pipe holds
     lines = [json.dumps({"seq": 1, "op": "start", "params": {"protocol": 1}})]
-    lines += [json.dumps({"seq": seq, "op": "shape", "params": {"transcript": [
-        {"role": "user", "content": f"{seq} " + "x" * 20_000}]}}) for seq in range(2, count)]
+    lines += [
+        json.dumps(
+            {
+                "seq": seq,
+                "op": "shape",
+                "params": {"transcript": [{"role": "user", "content": f"{seq} " + "x" * 20_000}]},
+            }
+        )
+        for seq in range(2, count)
+    ]
     lines.append(json.dumps({"seq": count, "op": "stop", "params": {}}))
     with tempfile.TemporaryFile() as requests:
         requests.write(("\n".join(lines) + "\n").encode())
         requests.seek(0)
-        process = subprocess.Popen(["node", "examples/advisor-js/harness.js"], stdin=requests,
-                                   stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT)
+        process = subprocess.Popen(
+            ["node", "examples/advisor-js/harness.js"],
+            stdin=requests,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
         try:
             process.wait(2)  # nothing is read yet: a harness that exits now loses what the pipe did not take
         except subprocess.TimeoutExpired:

@@ -25,8 +25,10 @@ from ..support.runner import ROOT
 
 SURVIVORS_FILE = ROOT / ".ci" / "mutation-survivors.toml"
 REFERENCE = ROOT / "reference" / "advisor_reference"
-SOURCES = {"schema/protocol-v1.json": ROOT / "conformance" / "advisor_conformance" / "schema" / "protocol-v1.json",
-           "docs/harness.md": ROOT / "docs" / "harness.md"}
+SOURCES = {
+    "schema/protocol-v1.json": ROOT / "conformance" / "advisor_conformance" / "schema" / "protocol-v1.json",
+    "docs/harness.md": ROOT / "docs" / "harness.md",
+}
 
 
 def _score_module():
@@ -138,15 +140,21 @@ def test_outside_survivors_are_matched_by_their_globs():
 def test_every_named_mutant_is_of_code_the_reference_has():
     """Each name (but the full run's older ``reference.`` names, kept for the record) is a mutant of a function or
     method the reference still has: a rename leaves no stale category behind."""
-    stale = sorted(name for group in GROUPS for name in group["mutants"]
-                   if name.startswith("advisor_reference") and name.rpartition("__mutmut_")[0] not in PREFIXES)
+    stale = sorted(
+        name
+        for group in GROUPS
+        for name in group["mutants"]
+        if name.startswith("advisor_reference") and name.rpartition("__mutmut_")[0] not in PREFIXES
+    )
     assert not stale, stale[:20]
 
 
 # -- the scores ------------------------------------------------------------------------------------------------------
 
-JUDGEMENT = SCORE.Judgement({"m.x_a__mutmut_1": "equivalent", "m.x_a__mutmut_2": "open", "m.x_a__mutmut_3": "gap",
-                             "m.x_b__mutmut_9": "open"}, ("m.x_usage__*",))
+JUDGEMENT = SCORE.Judgement(
+    {"m.x_a__mutmut_1": "equivalent", "m.x_a__mutmut_2": "open", "m.x_a__mutmut_3": "gap", "m.x_b__mutmut_9": "open"},
+    ("m.x_usage__*",),
+)
 
 
 def _listing(**states):
@@ -155,10 +163,20 @@ def _listing(**states):
 
 def test_judged_score_leaves_out_equivalent_open_and_outside_survivors():
     """detected / (checked - equivalent - open - outside); a gap survivor counts against both scores."""
-    status = SCORE.parse_results(_listing(**{"m.x_a__mutmut_1": "survived", "m.x_a__mutmut_2": "survived",
-                                             "m.x_a__mutmut_3": "survived", "m.x_usage__mutmut_4": "no tests",
-                                             "m.x_b__mutmut_9": "killed", "m.x_c__mutmut_1": "killed",
-                                             "m.x_c__mutmut_2": "timeout", "m.x_c__mutmut_3": "not checked"}))
+    status = SCORE.parse_results(
+        _listing(
+            **{
+                "m.x_a__mutmut_1": "survived",
+                "m.x_a__mutmut_2": "survived",
+                "m.x_a__mutmut_3": "survived",
+                "m.x_usage__mutmut_4": "no tests",
+                "m.x_b__mutmut_9": "killed",
+                "m.x_c__mutmut_1": "killed",
+                "m.x_c__mutmut_2": "timeout",
+                "m.x_c__mutmut_3": "not checked",
+            }
+        )
+    )
     result = SCORE.score(status, JUDGEMENT)
     assert (result.checked, result.detected, len(result.survivors)) == (7, 3, 4)
     assert result.judged_total == 4 and result.judged == 0.75 and abs(result.raw - 3 / 7) < 1e-9
@@ -170,9 +188,15 @@ def test_judged_score_leaves_out_equivalent_open_and_outside_survivors():
 def test_a_survivor_without_a_category_fails_the_run(tmp_path, monkeypatch, capsys):
     """A survivor neither named nor matched is listed and fails the run, whatever the score."""
     listing = tmp_path / "results.txt"
-    listing.write_text(_listing(**{"advisor_reference._text.x_trim_space__mutmut_99": "survived",
-                                   **{f"advisor_reference._text.x_trim_space__mutmut_{n}": "killed" for n in range(99)}}),
-                       encoding="utf-8")
+    listing.write_text(
+        _listing(
+            **{
+                "advisor_reference._text.x_trim_space__mutmut_99": "survived",
+                **{f"advisor_reference._text.x_trim_space__mutmut_{n}": "killed" for n in range(99)},
+            }
+        ),
+        encoding="utf-8",
+    )
     assert SCORE.main(["mutation_score.py", "conformance-only", str(listing)]) == 1
     out = capsys.readouterr().out
     assert "without a category" in out and "x_trim_space__mutmut_99" in out and "judged score: 99 of 100" in out

@@ -42,14 +42,20 @@ def user(venv: Path, cwd: Path, *command: str, timeout: float = 600) -> subproce
     return user_with(venv, cwd, {}, *command, timeout=timeout)
 
 
-def user_with(venv: Path, cwd: Path, variables: dict[str, str], *command: str,
-              timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def user_with(
+    venv: Path, cwd: Path, variables: dict[str, str], *command: str, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
     """A command as the user types it in an activated environment, with some environment variables set."""
-    env = {**clean_env(), "PATH": f"{venv}{os.pathsep}{os.environ.get('PATH', '')}", "VIRTUAL_ENV": str(venv.parent),
-           **variables}
+    env = {
+        **clean_env(),
+        "PATH": f"{venv}{os.pathsep}{os.environ.get('PATH', '')}",
+        "VIRTUAL_ENV": str(venv.parent),
+        **variables,
+    }
     env.pop("ADVISOR_CONFORMANCE_IMPL", None)
-    return subprocess.run([str(venv / command[0]), *command[1:]], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    return subprocess.run(
+        [str(venv / command[0]), *command[1:]], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
+    )
 
 
 def suite(venv: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -122,8 +128,16 @@ def test_python_adapter_skeleton_from_first_run_to_snapshots_and_xfails(venv, tm
     output = stale.stdout + stale.stderr
     assert "test_no_such_test" in output and expected not in output, shown(stale)
     (tmp_path / "xfails.txt").write_text(f"{expected}  # not yet\n")
-    listed = suite(venv, tmp_path, "--impl=myadvisor.advisor_adapter", "--xfails-file=xfails.txt",
-                   "--rule-report=x.json", "-m", f'rule(id="{expected}")', *FIRST_RUN)
+    listed = suite(
+        venv,
+        tmp_path,
+        "--impl=myadvisor.advisor_adapter",
+        "--xfails-file=xfails.txt",
+        "--rule-report=x.json",
+        "-m",
+        f'rule(id="{expected}")',
+        *FIRST_RUN,
+    )
     assert listed.returncode == 0, shown(listed)
     outcomes = {test["outcome"] for test in json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))["tests"]}
     assert "xfailed" in outcomes and "failed" not in outcomes, outcomes
@@ -132,11 +146,20 @@ def test_python_adapter_skeleton_from_first_run_to_snapshots_and_xfails(venv, tm
     shape = user(venv, tmp_path, "advisor-conformance", "shape", "django_webhooks_partial_reads")
     assert shape.returncode == 0, shown(shape)
     assert reference_adapter.describe()["strings"]["system_prompt"] in shape.stdout
-    mine = user(venv, tmp_path, "advisor-conformance", "shape", "django_webhooks_partial_reads", "--impl",
-                "myadvisor.advisor_adapter", "--json")
+    mine = user(
+        venv,
+        tmp_path,
+        "advisor-conformance",
+        "shape",
+        "django_webhooks_partial_reads",
+        "--impl",
+        "myadvisor.advisor_adapter",
+        "--json",
+    )
     assert mine.returncode == 0, shown(mine)
-    declared = user(venv, tmp_path, "python", "-c",
-                    "from myadvisor.advisor_adapter import STRINGS; print(STRINGS['system_prompt'])").stdout.strip()
+    declared = user(
+        venv, tmp_path, "python", "-c", "from myadvisor.advisor_adapter import STRINGS; print(STRINGS['system_prompt'])"
+    ).stdout.strip()
     assert json.loads(mine.stdout)["messages"][0] == {"role": "system", "content": declared}
 
 
@@ -167,8 +190,14 @@ def test_a_harness_serving_a_package_of_the_current_directory_runs_one_area(venv
     directory the suite runs in, and `-m 'rule(area="question")'` runs that area's tests alone."""
     init_python(venv, tmp_path)
     progress("new user: the skeleton served by advisor-conformance harness, one area")
-    run = suite(venv, tmp_path, "--impl=cmd:advisor-conformance harness --impl myadvisor.advisor_adapter",
-                "-m", 'rule(area="question")', "--rule-report=h.json")
+    run = suite(
+        venv,
+        tmp_path,
+        "--impl=cmd:advisor-conformance harness --impl myadvisor.advisor_adapter",
+        "-m",
+        'rule(area="question")',
+        "--rule-report=h.json",
+    )
     assert run.returncode in (0, 1), shown(run)
     report = json.loads((tmp_path / "h.json").read_text(encoding="utf-8"))
     assert report["implementation"]["name"] == "myadvisor"
@@ -184,8 +213,19 @@ def test_failures_read_well_at_80_columns(venv, tmp_path, progress):
     init_python(venv, tmp_path)
     progress("new user: a failing run at 80 columns")
     env_columns = {"COLUMNS": "80", "CI": ""}
-    run = user_with(venv, tmp_path, env_columns, "python", "-m", "pytest", "-q", "-ra", "--impl=myadvisor.advisor_adapter",
-                    "-m", 'rule(id="question.cap") or rule(id="elision.marker-format")')
+    run = user_with(
+        venv,
+        tmp_path,
+        env_columns,
+        "python",
+        "-m",
+        "pytest",
+        "-q",
+        "-ra",
+        "--impl=myadvisor.advisor_adapter",
+        "-m",
+        'rule(id="question.cap") or rule(id="elision.marker-format")',
+    )
     assert run.returncode == 1, shown(run)
     rules = set(load_catalogue().rules)
     summary = [line[:80] for line in run.stdout.splitlines() if line.startswith("FAILED ")]

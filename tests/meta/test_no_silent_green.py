@@ -45,8 +45,13 @@ def envs(tmp_path_factory) -> dict[str, Path]:
     wheel = build_wheel(ROOT, base / "dist")
     inside = make_env(wheel, base / "inside" / ".venv").parent
     outside = make_env(wheel, base / "venv").parent
-    init = subprocess.run([str(outside / "advisor-conformance"), "init", "--python", "myadvisor", "--dir",
-                           str(base / "skeleton")], capture_output=True, text=True, env=clean_env(), timeout=120)
+    init = subprocess.run(
+        [str(outside / "advisor-conformance"), "init", "--python", "myadvisor", "--dir", str(base / "skeleton")],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=120,
+    )
     assert init.returncode == 0, init.stderr
     return {"inside": inside, "outside": outside, "skeleton": base / "skeleton" / "myadvisor"}
 
@@ -72,9 +77,14 @@ def run(bin_dir: Path, cwd: Path, *command: str, env: dict[str, str] | None = No
     environment = clean_env()
     environment.pop("ADVISOR_CONFORMANCE_IMPL", None)
     environment.update({"PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", **(env or {})})
-    result = subprocess.run([str(bin_dir / command[0]), *command[1:], f"--rule-report={report}", "-p",
-                             "no:cacheprovider"], cwd=cwd, capture_output=True, text=True, timeout=600,
-                            env=environment)
+    result = subprocess.run(
+        [str(bin_dir / command[0]), *command[1:], f"--rule-report={report}", "-p", "no:cacheprovider"],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=environment,
+    )
     data = json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
     return result.returncode, result.stdout[-3000:] + result.stderr[-3000:], data
 
@@ -102,9 +112,14 @@ def command_for(way: str, root: Path) -> tuple[list[str], dict[str, str]]:
     return ["advisor-conformance", "run", "-x", "-q"], {"ADVISOR_CONFORMANCE_IMPL": TARGET}
 
 
-@pytest.mark.parametrize("layout, way", [
-    pytest.param(layout, way, marks=() if (layout, way) in QUICK else pytest.mark.slow, id=f"{layout}-{way}")
-    for layout in ("inside", "outside") for way in WAYS])
+@pytest.mark.parametrize(
+    "layout, way",
+    [
+        pytest.param(layout, way, marks=() if (layout, way) in QUICK else pytest.mark.slow, id=f"{layout}-{way}")
+        for layout in ("inside", "outside")
+        for way in WAYS
+    ],
+)
 def test_each_way_of_naming_an_implementation_runs_the_suite(envs, tmp_path, layout, way):
     """A plain run that names the implementation by an ini key (pyproject.toml, pytest.ini, tox.ini, setup.cfg), the
     environment variable, --impl or `advisor-conformance run` runs tests of the suite, with the virtual environment
@@ -126,21 +141,25 @@ def test_the_ini_key_alone_in_a_project_without_tests_runs_the_suite(envs, tmp_p
     assert suite_ran_or_refused(code, output, report) == "ran", output
 
 
-@pytest.mark.parametrize("arguments, env, expected", [
-    pytest.param(["-k", "no_test_has_this_name"], {}, "refused", id="k-deselects-all"),
-    pytest.param(["-m", 'rule(area="elision") and rule(area="wire")'], {}, "refused", id="rule-selects-nothing"),
-    pytest.param(["-m", 'rule(id="elision.nope")'], {}, "elision.nope", id="unknown-rule"),
-    pytest.param(["-o", "python_files=check_*.py"], {}, "refused", id="python-files"),
-    pytest.param(["-o", "python_files=check_*.py", "-n", "2"], {}, "refused", id="python-files-xdist"),
-    pytest.param(["-o", "norecursedirs=site-packages lib"], {}, "ran", id="norecursedirs"),
-    pytest.param(["-p", "advisor_conformance._pytest_plugin.plugin"], {}, "ran", id="p-suite-plugin"),
-    pytest.param(["-p", "advisor_conformance"], {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, "ran", id="p-no-autoload"),
-    pytest.param(["--pyargs", "myadvisor"], {}, "ran", id="pyargs"),
-    pytest.param(["-o", "testpaths=tests"], {}, "ran", id="testpaths"),
-])
+@pytest.mark.parametrize(
+    "arguments, env, expected",
+    [
+        pytest.param(["-k", "no_test_has_this_name"], {}, "refused", id="k-deselects-all"),
+        pytest.param(["-m", 'rule(area="elision") and rule(area="wire")'], {}, "refused", id="rule-selects-nothing"),
+        pytest.param(["-m", 'rule(id="elision.nope")'], {}, "elision.nope", id="unknown-rule"),
+        pytest.param(["-o", "python_files=check_*.py"], {}, "refused", id="python-files"),
+        pytest.param(["-o", "python_files=check_*.py", "-n", "2"], {}, "refused", id="python-files-xdist"),
+        pytest.param(["-o", "norecursedirs=site-packages lib"], {}, "ran", id="norecursedirs"),
+        pytest.param(["-p", "advisor_conformance._pytest_plugin.plugin"], {}, "ran", id="p-suite-plugin"),
+        pytest.param(["-p", "advisor_conformance"], {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}, "ran", id="p-no-autoload"),
+        pytest.param(["--pyargs", "myadvisor"], {}, "ran", id="pyargs"),
+        pytest.param(["-o", "testpaths=tests"], {}, "ran", id="testpaths"),
+    ],
+)
 @pytest.mark.slow
-def test_other_ways_of_running_an_ini_configured_project_run_the_suite_or_stop(envs, tmp_path, arguments, env,
-                                                                               expected):
+def test_other_ways_of_running_an_ini_configured_project_run_the_suite_or_stop(
+    envs, tmp_path, arguments, env, expected
+):
     """With the ini key and the virtual environment in the project, a selection that leaves nothing of the suite, a
     `rule(...)` naming nothing, a configuration that collects none of it (also under xdist) stop with a usage error;
     norecursedirs, loading the plugin with -p, --pyargs and testpaths run the suite."""

@@ -32,12 +32,17 @@ def test_wheel_carries_fixtures_and_snapshots(installed):
     snapshots."""
     _, wheel = installed
     names = set(zipfile.ZipFile(wheel).namelist())
-    for expected in ("advisor_reference/adapter.py", "advisor_conformance/rules.toml",
-                     "advisor_conformance/schema/protocol-v1.json", "advisor_conformance/tests/elision/test_elision.py",
-                     "advisor_conformance/_data/fixtures/vectors/elision.json",
-                     "advisor_conformance/_data/snapshots/reference/test_snapshots.ambr",
-                     "advisor_conformance/_data/docs/rules.md", "advisor_conformance/_data/docs/harness.md",
-                     "_advisor_conformance_pytestplugin.py"):
+    for expected in (
+        "advisor_reference/adapter.py",
+        "advisor_conformance/rules.toml",
+        "advisor_conformance/schema/protocol-v1.json",
+        "advisor_conformance/tests/elision/test_elision.py",
+        "advisor_conformance/_data/fixtures/vectors/elision.json",
+        "advisor_conformance/_data/snapshots/reference/test_snapshots.ambr",
+        "advisor_conformance/_data/docs/rules.md",
+        "advisor_conformance/_data/docs/harness.md",
+        "_advisor_conformance_pytestplugin.py",
+    ):
         assert expected in names, f"{expected} is missing from {wheel.name}"
     assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), "the wheel carries no LICENSE"
     top_level = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
@@ -51,8 +56,14 @@ def test_sdist_carries_the_documents(tmp_path):
     import sys
     import tarfile
 
-    result = subprocess.run([sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)], cwd=ROOT,
-                            capture_output=True, text=True, env=clean_env(), timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=600,
+    )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
     (sdist,) = tmp_path.glob("advisor_conformance-*.tar.gz")
     names = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
@@ -67,9 +78,19 @@ def test_environment_holds_only_declared_dependencies(installed):
     dev_only = set(dependency_closure(extras=("dev",))) - runtime
     assert {"pytest", "hypothesis", "jsonschema", "syrupy"} <= runtime
     assert "respx" in dev_only
-    listing = subprocess.run([str(python), "-c", "import importlib.metadata as m, json; "
-                              "print(json.dumps(sorted(d.metadata['Name'].lower() for d in m.distributions())))"],
-                             capture_output=True, text=True, check=True, env=clean_env(), timeout=120).stdout
+    listing = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import importlib.metadata as m, json; "
+            "print(json.dumps(sorted(d.metadata['Name'].lower() for d in m.distributions())))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=clean_env(),
+        timeout=120,
+    ).stdout
     present = set(json.loads(listing))
     assert "respx" not in present and "anthropic" not in present, present
     assert "advisor-conformance" in present
@@ -78,8 +99,15 @@ def test_environment_holds_only_declared_dependencies(installed):
 def test_suite_imports_from_the_wheel_in_another_directory(installed, tmp_path):
     """In an empty directory the suite is imported from the installed wheel and collects every rule's tests."""
     python, _ = installed
-    where = subprocess.run([str(python), "-c", "import advisor_conformance; print(advisor_conformance.__file__)"], cwd=tmp_path,
-                           capture_output=True, text=True, check=True, env=clean_env(), timeout=120).stdout
+    where = subprocess.run(
+        [str(python), "-c", "import advisor_conformance; print(advisor_conformance.__file__)"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=clean_env(),
+        timeout=120,
+    ).stdout
     assert Path(where).is_relative_to(python.parent.parent), f"advisor_conformance was imported from {where}"
     run = run_pytest("--impl=reference", "--co", "-q", cwd=tmp_path, python=str(python))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
@@ -99,13 +127,21 @@ def test_a_user_project_with_conformance_and_reference_packages_runs_its_own_tes
         "import conformance, conformance.plugin, reference\n\n"
         "def test_own_packages():\n"
         "    assert conformance.OWNER.endswith('conformance') and conformance.plugin.MINE\n"
-        "    assert reference.OWNER.endswith('reference')\n")
+        "    assert reference.OWNER.endswith('reference')\n"
+    )
     (tmp_path / "pyproject.toml").write_text("[tool.pytest.ini_options]\npythonpath = ['.']\n")
     plain = run_pytest("tests/test_own.py", "-q", cwd=tmp_path, python=str(python))
     assert plain.returncode == 0, plain.stdout[-2000:] + plain.stderr[-2000:]
     # --impl with a path of the project's own runs it beside the suite (selected here to stay quick)
-    with_suite = run_pytest("tests/test_own.py", "--impl=reference", "-q", "-k",
-                            "test_own_packages or test_marker_reports_the_true_length", cwd=tmp_path, python=str(python))
+    with_suite = run_pytest(
+        "tests/test_own.py",
+        "--impl=reference",
+        "-q",
+        "-k",
+        "test_own_packages or test_marker_reports_the_true_length",
+        cwd=tmp_path,
+        python=str(python),
+    )
     assert with_suite.returncode == 0, with_suite.stdout[-2000:] + with_suite.stderr[-2000:]
     passed = re.search(r"(\d+) passed", with_suite.stdout)
     assert with_suite.outcomes() and passed and int(passed[1]) == len(with_suite.outcomes()) + 1, with_suite.stdout
@@ -135,10 +171,19 @@ _LINK = re.compile(r"\]\(([^)\s#]+)|`((?:\.\./)+[^`\s]*)`")
 
 
 def _documents() -> list[Path]:
-    found = [path for pattern in ("*.md", "*.toml", "*.yml", "*.py", "*.js", "*.mjs", "*.tmpl")
-             for path in ROOT.rglob(pattern)]
-    return [path for path in found if not any(part.startswith(".") or part in {"node_modules", "build", "dist"}
-                                                or part.endswith(".egg-info") for part in path.relative_to(ROOT).parts)]
+    found = [
+        path
+        for pattern in ("*.md", "*.toml", "*.yml", "*.py", "*.js", "*.mjs", "*.tmpl")
+        for path in ROOT.rglob(pattern)
+    ]
+    return [
+        path
+        for path in found
+        if not any(
+            part.startswith(".") or part in {"node_modules", "build", "dist"} or part.endswith(".egg-info")
+            for part in path.relative_to(ROOT).parts
+        )
+    ]
 
 
 def test_repository_links_nothing_outside_it():

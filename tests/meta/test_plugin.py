@@ -31,7 +31,8 @@ def test_run_without_impl_imports_nothing_of_the_suite(elsewhere):
         "        settings.get_profile('advisor-conformance-ci')\n"
         "    except Exception:\n"
         "        return\n"
-        "    raise AssertionError('the ci profile was registered')\n")
+        "    raise AssertionError('the ci profile was registered')\n"
+    )
     run = run_pytest("-q", "test_probe.py", cwd=elsewhere)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
 
@@ -61,19 +62,28 @@ def test_report_header_names_the_implementation(elsewhere):
 
     run = run_pytest("--impl=tests.fakes.renamed", "--co", cwd=elsewhere)
     header = next(line for line in run.stdout.splitlines() if "implementation under test" in line)
-    assert all(part in header for part in (load_catalogue().version, "acme-advisor 0.1.0 (python)",
-                                           "--impl=tests.fakes.renamed")), header
+    assert all(
+        part in header
+        for part in (load_catalogue().version, "acme-advisor 0.1.0 (python)", "--impl=tests.fakes.renamed")
+    ), header
     assert "000000000000" not in run.stdout
     old = run_pytest("--impl=tests.fakes.renamed:OldCatalogue", "--co", cwd=elsewhere)
-    assert any("000000000000" in line and load_catalogue().version not in line for line in old.stdout.splitlines()
-               if line.startswith("advisor-conformance")), old.stdout[:2000]
+    assert any(
+        "000000000000" in line and load_catalogue().version not in line
+        for line in old.stdout.splitlines()
+        if line.startswith("advisor-conformance")
+    ), old.stdout[:2000]
 
 
-@pytest.mark.parametrize("target, message", [
-    ("no_such_module_x", "no_such_module_x"),
-    ("tests.fakes.renamed:missing", "missing"),
-    ("not a target", "not a target"),
-], ids=["missing-module", "missing-object", "malformed"])
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        ("no_such_module_x", "no_such_module_x"),
+        ("tests.fakes.renamed:missing", "missing"),
+        ("not a target", "not a target"),
+    ],
+    ids=["missing-module", "missing-object", "malformed"],
+)
 def test_bad_targets_are_usage_errors(elsewhere, target, message):
     """An --impl target that cannot be loaded stops the run with a usage error naming the target's faulty part."""
     run = run_pytest(f"--impl={target}", "--co", cwd=elsewhere)
@@ -110,9 +120,15 @@ def test_marker_expression_selects_one_areas_tests():
     assert rules_of and all(any(catalogue[rule].level == "should" for rule in rules) for rules in rules_of.values())
 
 
-@pytest.mark.parametrize("expression, named", [('rule(id="elision.marker-formt")', "elision.marker-format"),
-                                               ('rule(area="elison")', "elision"), ('rule(aera="elision")', "area")],
-                         ids=["rule", "area", "keyword"])
+@pytest.mark.parametrize(
+    "expression, named",
+    [
+        ('rule(id="elision.marker-formt")', "elision.marker-format"),
+        ('rule(area="elison")', "elision"),
+        ('rule(aera="elision")', "area"),
+    ],
+    ids=["rule", "area", "keyword"],
+)
 def test_marker_expression_naming_nothing_of_the_catalogue_is_a_usage_error(expression, named):
     """A rule(...) selection with an unknown rule ID, area or keyword stops the run with the closest name."""
     run = run_pytest("--co", "-q", "-m", expression)
@@ -161,8 +177,15 @@ def test_snapshots_of_another_implementation_go_to_its_own_directory(elsewhere):
 
 def test_snapshot_directory_is_configurable(elsewhere):
     """--impl-snapshots puts an implementation's snapshots where the user says."""
-    run = run_pytest("--impl=tests.fakes.renamed", "--impl-snapshots=golden/requests", "--snapshot-update",
-                     "-k", "test_rendered_request_matches_snapshot", "-q", cwd=elsewhere)
+    run = run_pytest(
+        "--impl=tests.fakes.renamed",
+        "--impl-snapshots=golden/requests",
+        "--snapshot-update",
+        "-k",
+        "test_rendered_request_matches_snapshot",
+        "-q",
+        cwd=elsewhere,
+    )
     assert run.returncode == 0, run.stdout
     assert (elsewhere / "golden" / "requests" / "test_snapshots.ambr").is_file()
     assert not (elsewhere / "snapshots").exists()
@@ -178,8 +201,7 @@ def test_reference_snapshots_are_read_from_the_suite(elsewhere):
 
 def test_missing_snapshot_says_how_to_record_it(elsewhere):
     """A transcript with no recorded snapshot fails with the option that records it, not as a changed request."""
-    run = run_pytest("--impl=tests.fakes.renamed", "-k", "test_rendered_request_matches_snapshot", "-q",
-                     cwd=elsewhere)
+    run = run_pytest("--impl=tests.fakes.renamed", "-k", "test_rendered_request_matches_snapshot", "-q", cwd=elsewhere)
     assert run.returncode == 1, run.stdout[-2000:]
     failures = [test for test in run.report["tests"] if test["outcome"] == "not recorded"]
     assert failures and all("--snapshot-update" in test["message"] for test in failures), failures[:2]
@@ -194,10 +216,12 @@ def test_ini_key_alone_runs_the_suite_beside_the_projects_tests(elsewhere):
     assert both.returncode == 0, both.stdout[-2000:] + both.stderr[-2000:]
     assert "test_own.py::test_own PASSED" in both.stdout and both.outcomes(), both.stdout[-2000:]
     own = run_pytest("-v", "test_own.py", cwd=elsewhere)
-    assert own.returncode == 0 and "test_own.py::test_own PASSED" in own.stdout and not own.outcomes(), \
-        own.stdout[-2000:]
-    assert "conformance_impl = reference" in own.stdout.split("test_own PASSED", 1)[1], "the run did not say that " \
-        "the implementation was not tested"
+    assert own.returncode == 0 and "test_own.py::test_own PASSED" in own.stdout and not own.outcomes(), own.stdout[
+        -2000:
+    ]
+    assert "conformance_impl = reference" in own.stdout.split("test_own PASSED", 1)[1], (
+        "the run did not say that the implementation was not tested"
+    )
 
 
 def test_environment_variable_names_the_implementation(elsewhere, monkeypatch):
@@ -216,9 +240,14 @@ def test_environment_variable_names_the_implementation(elsewhere, monkeypatch):
     assert "--impl" not in typo.stderr, typo.stderr
 
 
-@pytest.mark.parametrize("target, named", [("tests.fakes.partial:ToolWithoutScenario", ["tool", "scenario"]),
-                                           ("tests.fakes.partial:MisspelledArea", ["tols"])],
-                         ids=["missing-operation", "unknown-area"])
+@pytest.mark.parametrize(
+    "target, named",
+    [
+        ("tests.fakes.partial:ToolWithoutScenario", ["tool", "scenario"]),
+        ("tests.fakes.partial:MisspelledArea", ["tols"]),
+    ],
+    ids=["missing-operation", "unknown-area"],
+)
 def test_declared_area_without_its_operations_stops_the_run_first(elsewhere, target, named):
     """An area whose operations the implementation does not answer (or an unknown area) is one usage error before
     any test runs."""
@@ -254,8 +283,13 @@ def test_failure_shows_its_rule_in_the_short_summary_and_how_to_rerun_it(elsewhe
 
 def test_helper_frames_are_hidden_from_tracebacks(elsewhere):
     """A failure's traceback ends in the test, not in the suite's check helpers."""
-    run = run_pytest("--impl=tests.fakes.broken.shaping:MarkerOffByOne", "-q", "-k",
-                     "test_marker_reports_the_true_length", cwd=elsewhere)
+    run = run_pytest(
+        "--impl=tests.fakes.broken.shaping:MarkerOffByOne",
+        "-q",
+        "-k",
+        "test_marker_reports_the_true_length",
+        cwd=elsewhere,
+    )
     assert run.returncode == 1, run.stdout[-2000:]
     assert "elision/test_elision.py:" in run.stdout
     assert not any(f"{name}.py:" in run.stdout for name in ("checks", "shaping")), run.stdout[-3000:]
@@ -267,26 +301,41 @@ def test_junit_properties_are_json(elsewhere):
     import xml.etree.ElementTree as ET
 
     xml = elsewhere / "junit.xml"
-    run = run_pytest("--impl=tests.fakes.broken.shaping:MarkerOffByOne", "-q", f"--junitxml={xml}", "-k",
-                     "test_marker_reports_the_true_length", cwd=elsewhere)
+    run = run_pytest(
+        "--impl=tests.fakes.broken.shaping:MarkerOffByOne",
+        "-q",
+        f"--junitxml={xml}",
+        "-k",
+        "test_marker_reports_the_true_length",
+        cwd=elsewhere,
+    )
     assert run.returncode == 1, run.stdout[-2000:]
     tree = ET.parse(xml)
     properties = {(prop.get("name"), prop.get("value")) for prop in tree.iter("property")}
     rules = [json.loads(value) for name, value in properties if name in ("rules", "failed_rules")]
     assert rules and all(value == ["elision.marker-format"] for value in rules), properties
-    suite_properties = {prop.get("name"): prop.get("value") for suite in tree.iter("testsuite")
-                        for prop in suite.iter("property") if prop.get("name", "").startswith("advisor_conformance")}
+    suite_properties = {
+        prop.get("name"): prop.get("value")
+        for suite in tree.iter("testsuite")
+        for prop in suite.iter("property")
+        if prop.get("name", "").startswith("advisor_conformance")
+    }
     assert suite_properties.get("advisor_conformance_catalogue") == run.report["suite"]["catalogue"], suite_properties
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("operations", ["shape", "scenario", "encode", "tool_definition,scenario", "encode,scenario",
-                                        "scenario,shape"])
+@pytest.mark.parametrize(
+    "operations", ["shape", "scenario", "encode", "tool_definition,scenario", "encode,scenario", "scenario,shape"]
+)
 def test_each_areas_tests_need_only_the_operations_the_table_names(elsewhere, monkeypatch, operations):
     """An implementation with only some operations, declaring the areas they cover (AREA_OPERATIONS), passes every
     test of those areas: no test calls an operation its area does not name."""
     monkeypatch.setenv("ADVISOR_TEST_OPERATIONS", operations)
-    run = run_pytest("--impl=tests.fakes.partial:OperationsOnly", f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
-                     "-q", cwd=elsewhere)
+    run = run_pytest(
+        "--impl=tests.fakes.partial:OperationsOnly",
+        f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+        "-q",
+        cwd=elsewhere,
+    )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert run.report["counts"]["tests"].get("passed", 0) > 0

@@ -23,8 +23,16 @@ from advisor_conformance.catalogue import Catalogue, load_catalogue
 from ..support.runner import ROOT, SUITE, run_pytest
 
 #: Headless flags for this machine: as root, no sandbox; no background traffic (the network is closed).
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"]
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
 VIEWPORT = {"width": 1366, "height": 768}  # a laptop screen
 HOSTILE = "[elision.marker-format] got </script><script>alert('x')</script> \"q\" 'a' \u2028next & <b>b</b>"
 CI_OUT = ROOT / ".ci" / "out"
@@ -89,14 +97,17 @@ class Page:
 
     def cells(self) -> list[dict[str, str]]:
         return self.page.eval_on_selector_all(
-            "td.cell", "cells => cells.map(c => ({rule: c.closest('tr').dataset.rule, run: c.dataset.run, "
-                       "outcome: c.dataset.outcome, symbol: c.querySelector('.sym').textContent, "
-                       "label: c.querySelector('button').getAttribute('aria-label'), "
-                       "colour: getComputedStyle(c).backgroundColor}))")
+            "td.cell",
+            "cells => cells.map(c => ({rule: c.closest('tr').dataset.rule, run: c.dataset.run, "
+            "outcome: c.dataset.outcome, symbol: c.querySelector('.sym').textContent, "
+            "label: c.querySelector('button').getAttribute('aria-label'), "
+            "colour: getComputedStyle(c).backgroundColor}))",
+        )
 
     def visible_rules(self) -> list[str]:
         return self.page.eval_on_selector_all(
-            "tbody tr[data-rule]", "rows => rows.filter(r => r.offsetParent !== null).map(r => r.dataset.rule)")
+            "tbody tr[data-rule]", "rows => rows.filter(r => r.offsetParent !== null).map(r => r.dataset.rule)"
+        )
 
     def close(self) -> None:
         self.page.close()
@@ -107,8 +118,13 @@ def synthetic_runs() -> list[dict]:
     catalogue = load_catalogue()
     rule_ids = list(catalogue.rules)
 
-    def make(name: str, outcomes: dict[str, str], messages: dict[str, str], drop: tuple[str, ...] = (),
-             extra: tuple[str, ...] = ()) -> dict:
+    def make(
+        name: str,
+        outcomes: dict[str, str],
+        messages: dict[str, str],
+        drop: tuple[str, ...] = (),
+        extra: tuple[str, ...] = (),
+    ) -> dict:
         rows, tests = [], []
         for rule_id in [*rule_ids, *extra]:
             if rule_id in drop:
@@ -122,30 +138,66 @@ def synthetic_runs() -> list[dict]:
                 if test_outcome != "passed":
                     test["message"] = messages.get(rule_id, f"[{rule_id}] {test_outcome} here")
                 tests.append(test)
-            rows.append({"id": rule_id, "area": rule_id.split(".")[0], "level": "must", "tag": "SPEC",
-                         "outcome": outcome, "tests": sum(counts.values()), **counts})
-        return {"format": 1, "suite": {"name": "advisor-conformance", "version": "0.1.0", "protocol": 1,
-                                       "catalogue": catalogue.version},
-                "implementation": {"name": name, "version": "1.0"},
-                "run": {"target": f"cmd:{name}", "arguments": [], "strict_should": False,
-                        "started": "2026-01-02T03:04:05+00:00", "duration_s": 3.2},
-                "rules": rows, "tests": tests, "collected": {}}
+            rows.append(
+                {
+                    "id": rule_id,
+                    "area": rule_id.split(".")[0],
+                    "level": "must",
+                    "tag": "SPEC",
+                    "outcome": outcome,
+                    "tests": sum(counts.values()),
+                    **counts,
+                }
+            )
+        return {
+            "format": 1,
+            "suite": {"name": "advisor-conformance", "version": "0.1.0", "protocol": 1, "catalogue": catalogue.version},
+            "implementation": {"name": name, "version": "1.0"},
+            "run": {
+                "target": f"cmd:{name}",
+                "arguments": [],
+                "strict_should": False,
+                "started": "2026-01-02T03:04:05+00:00",
+                "duration_s": 3.2,
+            },
+            "rules": rows,
+            "tests": tests,
+            "collected": {},
+        }
 
     first, second, third = rule_ids[:3]
     return [
         make("all-good", {}, {}),
-        make("mixed", {"elision.marker-format": "failed", first: "warning", second: "xfailed", third: "skipped",
-                       rule_ids[-1]: "no tests"}, {"elision.marker-format": HOSTILE}),
-        make("other-catalogue", {"elision.marker-format": "failed"}, {}, drop=(rule_ids[-2],),
-             extra=("elision.retired-rule",)),
+        make(
+            "mixed",
+            {
+                "elision.marker-format": "failed",
+                first: "warning",
+                second: "xfailed",
+                third: "skipped",
+                rule_ids[-1]: "no tests",
+            },
+            {"elision.marker-format": HOSTILE},
+        ),
+        make(
+            "other-catalogue",
+            {"elision.marker-format": "failed"},
+            {},
+            drop=(rule_ids[-2],),
+            extra=("elision.retired-rule",),
+        ),
     ]
 
 
 def catalogue_with_should_rules() -> Catalogue:
     """The installed catalogue with the rules of the request area made `should` rules (the filter needs some)."""
     real = load_catalogue()
-    rules = {rule_id: dataclasses.replace(rule, level="should", why="for the filter test") if rule.area == "request"
-             else rule for rule_id, rule in real.rules.items()}
+    rules = {
+        rule_id: dataclasses.replace(rule, level="should", why="for the filter test")
+        if rule.area == "request"
+        else rule
+        for rule_id, rule in real.rules.items()
+    }
     return Catalogue(real.areas, rules, real.version)
 
 
@@ -155,8 +207,14 @@ def synthetic_page(tmp_path_factory):
     runs = synthetic_runs()
     folder = tmp_path_factory.mktemp("report")
     path = folder / "report.html"
-    path.write_text(build_page([parse_run(data, f"{data['implementation']['name']}.json") for data in runs],
-                               catalogue=catalogue_with_should_rules(), compare=True), encoding="utf-8")
+    path.write_text(
+        build_page(
+            [parse_run(data, f"{data['implementation']['name']}.json") for data in runs],
+            catalogue=catalogue_with_should_rules(),
+            compare=True,
+        ),
+        encoding="utf-8",
+    )
     return path, runs
 
 
@@ -179,8 +237,15 @@ def test_cells_match_the_reports(browser, synthetic_page, tmp_path):
         expected = expected_cells(runs)
         assert len(cells) == len(expected) == (len(load_catalogue().rules) + 1) * 3  # one unknown rule
         assert {(cell["rule"], cell["run"]): cell["outcome"] for cell in cells} == expected
-        symbols = {"passed": "✓", "failed": "✗", "warning": "!", "xfailed": "x", "skipped": "–", "no tests": "·",
-                   "absent": "∅"}
+        symbols = {
+            "passed": "✓",
+            "failed": "✗",
+            "warning": "!",
+            "xfailed": "x",
+            "skipped": "–",
+            "no tests": "·",
+            "absent": "∅",
+        }
         for cell in cells:
             assert cell["symbol"] == symbols[cell["outcome"]]
             assert cell["rule"] in cell["label"]
@@ -252,8 +317,9 @@ def test_filters_show_failures_one_area_and_must_rules(browser, synthetic_page):
         page.page.select_option("#f-area", "")
         page.page.check("#f-must")
         shown = set(page.visible_rules())
-        assert shown == {rule_id for rule_id in everything
-                         if rule_id not in catalogue.rules or catalogue[rule_id].level == "must"}
+        assert shown == {
+            rule_id for rule_id in everything if rule_id not in catalogue.rules or catalogue[rule_id].level == "must"
+        }
         assert not shown & {rule.id for rule in catalogue.in_area("request")} and len(shown) < len(everything)
     finally:
         page.close()
@@ -264,11 +330,18 @@ def test_three_real_runs_show_the_broken_rule_red(browser, tmp_path, progress):
     """The page of the reference, a broken implementation and advisor-js shows the broken rule failed, in red."""
     if shutil.which("node") is None:
         _unavailable("Node.js is not installed (advisor-js needs it)")
-    targets = [("reference", "reference", []),
-               ("broken", "tests.fakes.broken.shaping:MarkerOffByOne",
-                ["--hypothesis-profile=advisor-conformance-noshrink",
-                 f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}"]),
-               ("advisor-js", "cmd:node examples/advisor-js/harness.js", [])]
+    targets = [
+        ("reference", "reference", []),
+        (
+            "broken",
+            "tests.fakes.broken.shaping:MarkerOffByOne",
+            [
+                "--hypothesis-profile=advisor-conformance-noshrink",
+                f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+            ],
+        ),
+        ("advisor-js", "cmd:node examples/advisor-js/harness.js", []),
+    ]
     paths = []
     for name, target, extra in targets:
         progress(f"report: the suite against {name}")

@@ -24,10 +24,10 @@ NAMED = sorted({rule for case in load_all() for rule in case.rules} & set(REGIST
 #: of the rule's own module catch it (tests/meta/test_broken.py).
 EXEMPT = {
     "handler.one-request": "the mistake (a stale snapshot in a later call of the same turn) shows only in the shaped "
-                           "messages, which runtime vectors leave to the shape vectors ($ignore), so that a shaping "
-                           "mistake never fails a runtime vector",
+    "messages, which runtime vectors leave to the shape vectors ($ignore), so that a shaping "
+    "mistake never fails a runtime vector",
     "wire.anthropic-nonempty": "the mistake (an empty user message sent as an empty text block) has two conformant "
-                               "answers, leaving the message out or sending it with text: a vector holds one answer",
+    "answers, leaving the message out or sending it with text: a vector holds one answer",
 }
 COVERED = [rule for rule in NAMED if rule not in EXEMPT]
 
@@ -38,13 +38,21 @@ def vector_runs(tmp_path_factory, progress):
     tmp = tmp_path_factory.mktemp("vectors-alone")
     matrix = [{"id": rule, "target": REGISTRY[rule].target, "rules": [rule]} for rule in COVERED]
     (tmp / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
-    run = run_pytest(f"{SUITE}/test_vectors.py", "--impl=reference", "-p", "tests.support.matrix",
-                     f"--matrix={tmp / 'matrix.json'}", f"--matrix-report={tmp / 'outcomes.jsonl'}", "-q",
-                     f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}", progress=progress,
-                     label="golden vectors alone")
+    run = run_pytest(
+        f"{SUITE}/test_vectors.py",
+        "--impl=reference",
+        "-p",
+        "tests.support.matrix",
+        f"--matrix={tmp / 'matrix.json'}",
+        f"--matrix-report={tmp / 'outcomes.jsonl'}",
+        "-q",
+        f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+        progress=progress,
+        label="golden vectors alone",
+    )
     outcomes = defaultdict(list)
     path = tmp / "outcomes.jsonl"
-    for line in (path.read_text(encoding="utf-8").split("\n") if path.exists() else []):
+    for line in path.read_text(encoding="utf-8").split("\n") if path.exists() else []:
         if line:
             record = json.loads(line)
             outcomes[record["entry"]].append(record)
@@ -63,8 +71,13 @@ def test_vectors_alone_catch_the_broken_implementation(vector_runs, rule):
     run, outcomes = vector_runs
     records = outcomes.get(rule, [])
     assert records, f"no vector outcome for {rule}; the run said:\n{run.stdout[-2000:]}\n{run.stderr[-2000:]}"
-    blamed = [record for record in records if record["outcome"] == "failed"
-              and {rule, *REGISTRY[rule].also} & set(record["failed_rules"])]
-    assert blamed, (f"{len(records)} vectors name {rule}, and none fails blaming it against "
-                    f"{REGISTRY[rule].target} ({REGISTRY[rule].how}): "
-                    f"{[record['nodeid'].rsplit('[', 1)[-1] for record in records][:20]}")
+    blamed = [
+        record
+        for record in records
+        if record["outcome"] == "failed" and {rule, *REGISTRY[rule].also} & set(record["failed_rules"])
+    ]
+    assert blamed, (
+        f"{len(records)} vectors name {rule}, and none fails blaming it against "
+        f"{REGISTRY[rule].target} ({REGISTRY[rule].how}): "
+        f"{[record['nodeid'].rsplit('[', 1)[-1] for record in records][:20]}"
+    )

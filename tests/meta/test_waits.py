@@ -55,13 +55,29 @@ def _modules():
         yield from sorted((ROOT / where).rglob("*.py"))
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("t.join()", 1), ("t.join(5)", 0), ("','.join(parts)", 0), ("e.wait()", 1), ("e.wait(timeout=1)", 0),
-    ("q.get()", 1), ("d.get('k')", 0), ("f.result()", 1), ("threading.Barrier(3)", 1),
-    ("threading.Barrier(3, timeout=1)", 0), ("ThreadPoolExecutor(4)", 1), ("p.communicate(b'x')", 1),
-    ("p.communicate(timeout=3)", 0), ("subprocess.run(['a'])", 1), ("subprocess.run(['a'], timeout=9)", 0),
-    ("server.shutdown()", 1), ("sock.shutdown(socket.SHUT_WR)", 0), ("lock.acquire()", 1),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("t.join()", 1),
+        ("t.join(5)", 0),
+        ("','.join(parts)", 0),
+        ("e.wait()", 1),
+        ("e.wait(timeout=1)", 0),
+        ("q.get()", 1),
+        ("d.get('k')", 0),
+        ("f.result()", 1),
+        ("threading.Barrier(3)", 1),
+        ("threading.Barrier(3, timeout=1)", 0),
+        ("ThreadPoolExecutor(4)", 1),
+        ("p.communicate(b'x')", 1),
+        ("p.communicate(timeout=3)", 0),
+        ("subprocess.run(['a'])", 1),
+        ("subprocess.run(['a'], timeout=9)", 0),
+        ("server.shutdown()", 1),
+        ("sock.shutdown(socket.SHUT_WR)", 0),
+        ("lock.acquire()", 1),
+    ],
+)
 def test_the_audit_finds_untimed_waits(source, expected):
     """The audit flags each kind of wait without a deadline, and nothing that has one (or is no wait)."""
     assert len(untimed_waits(source)) == expected

@@ -13,8 +13,9 @@ NODE = "elision/test_elision.py::test_marker_reports_the_true_length[1001]"
 def _run(tmp_path, text, *args):
     (tmp_path / "xfails.txt").write_text(text)
     # the deterministic tests alone (no drawn example): enough for what a run does with its failures, and quick
-    return run_pytest(*SELECT, f"--xfails-file={tmp_path / 'xfails.txt'}", "--hypothesis-profile=advisor-conformance-explicit",
-                      *args)
+    return run_pytest(
+        *SELECT, f"--xfails-file={tmp_path / 'xfails.txt'}", "--hypothesis-profile=advisor-conformance-explicit", *args
+    )
 
 
 def _outcomes(run, rule=None):
@@ -29,8 +30,14 @@ def _inside_suite(nodeid):
 
 def test_listed_rule_is_expected_to_fail(tmp_path):
     """A rule listed in the xfails file turns its failing tests into expected failures, with the comment as reason."""
-    run = _run(tmp_path, "# differences we know of\nelision.marker-format  # we count a NUL\n", BROKEN, "-rx", "-m",
-               'rule(id="elision.marker-format")')
+    run = _run(
+        tmp_path,
+        "# differences we know of\nelision.marker-format  # we count a NUL\n",
+        BROKEN,
+        "-rx",
+        "-m",
+        'rule(id="elision.marker-format")',
+    )
     assert run.returncode == 0, run.stdout[-3000:]
     outcomes = _outcomes(run, "elision.marker-format")
     # (a property test with no explicit example is skipped under the explicit profile; none passes or fails)
@@ -60,8 +67,13 @@ def test_rule_entry_covers_its_failures_in_tests_of_other_rules(tmp_path):
 
 def test_failure_of_an_unlisted_rule_still_fails(tmp_path):
     """A rule entry covers failures attributed to that rule only: a test failing for another rule still fails."""
-    run = _run(tmp_path, "elision.threshold  # listed, but this implementation breaks the marker\n", BROKEN, "-m",
-               'rule(id="elision.marker-format") or rule(id="elision.threshold")')
+    run = _run(
+        tmp_path,
+        "elision.threshold  # listed, but this implementation breaks the marker\n",
+        BROKEN,
+        "-m",
+        'rule(id="elision.marker-format") or rule(id="elision.threshold")',
+    )
     assert run.returncode == 1, run.stdout[-3000:]
     failed = [t for t in run.failed_tests() if "elision.marker-format" in t["rules"]]
     assert failed, _outcomes(run)
@@ -114,6 +126,8 @@ def test_ini_xfails_file_does_not_break_a_run_of_other_tests(tmp_path):
     """With the xfails file in the ini, a run of the project's own tests (none of the suite) is unaffected."""
     (tmp_path / "xfails.txt").write_text("elision.marker-format\n")
     (tmp_path / "test_own.py").write_text("def test_own():\n    assert True\n")
-    (tmp_path / "pytest.ini").write_text("[pytest]\nconformance_impl = reference\nconformance_xfails_file = xfails.txt\n")
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\nconformance_impl = reference\nconformance_xfails_file = xfails.txt\n"
+    )
     run = run_pytest("test_own.py", "-q", cwd=tmp_path)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]

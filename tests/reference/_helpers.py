@@ -36,6 +36,7 @@ def feed(stream_event: Callable[[StreamState, str, str], None], *events: tuple[s
 
 # --- scenario params -------------------------------------------------------------------------------------------------
 
+
 def call(**fields):
     """A valid call: a bare input on a one-message snapshot with one good reply, overridden by ``fields``."""
     return {"input": {}, "snapshot": SNAPSHOT, "provider": [{"answer": "ok"}], **fields}

@@ -37,14 +37,20 @@ def _assert_error(error, code, at):
 
 # --- describe -------------------------------------------------------------------------------------------------------
 
+
 def test_describe():
     """describe names the reference, its version, language, protocol, areas, strings, options and the catalogue it
     was checked against (the current one)."""
     version = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]["version"]
     described = ReferenceAdapter().describe()
     assert described == {
-        "name": "reference", "version": version, "language": "python", "protocol": 1, "areas": list(AREAS),
-        "strings": REFERENCE_STRINGS.to_json(), "options": {"args_json": "origin", "confinement": True},
+        "name": "reference",
+        "version": version,
+        "language": "python",
+        "protocol": 1,
+        "areas": list(AREAS),
+        "strings": REFERENCE_STRINGS.to_json(),
+        "options": {"args_json": "origin", "confinement": True},
         "catalogue": load_catalogue().version,
     }
     assert advisor_reference.__version__ == version and "workspace" in described["areas"]
@@ -60,6 +66,7 @@ def test_adapter_uses_the_given_builder():
 
 
 # --- shape ----------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "params, code, at",
@@ -99,10 +106,24 @@ def test_shape_errors(params, code, at):
         ({**GOOD_FILE, "size": "3"}, "files[1].size"),
         ({**GOOD_FILE, "size": 2}, "files[1].size"),
     ],
-    ids=["unknown-field", "no-path", "empty-path", "number-path", "no-content", "both-contents", "number-content",
-         "number-base64", "short-base64", "bad-base64", "non-ascii-base64", "arabic-digit-base64", "negative-size",
-         "boolean-size", "string-size",
-         "size-below-content"],
+    ids=[
+        "unknown-field",
+        "no-path",
+        "empty-path",
+        "number-path",
+        "no-content",
+        "both-contents",
+        "number-content",
+        "number-base64",
+        "short-base64",
+        "bad-base64",
+        "non-ascii-base64",
+        "arabic-digit-base64",
+        "negative-size",
+        "boolean-size",
+        "string-size",
+        "size-below-content",
+    ],
 )
 def test_shape_file_errors_name_the_file_and_field(item, at):
     """A malformed file of a shape request is an invalid_input error at that file's field."""
@@ -116,24 +137,34 @@ def _nested(depth):
     return value
 
 
-@pytest.mark.parametrize("arguments, at", [
-    (_nested(500), "transcript[0].tool_calls[0].arguments"),
-    ({"n": float("inf")}, "transcript[0].tool_calls[0].arguments.n"),
-    ({"n": [10**400]}, "transcript[0].tool_calls[0].arguments.n[0]"),
-    ({"n": float("nan")}, "transcript[0].tool_calls[0].arguments.n"),
-], ids=["500-deep", "1e400", "10**400", "nan"])
+@pytest.mark.parametrize(
+    "arguments, at",
+    [
+        (_nested(500), "transcript[0].tool_calls[0].arguments"),
+        ({"n": float("inf")}, "transcript[0].tool_calls[0].arguments.n"),
+        ({"n": [10**400]}, "transcript[0].tool_calls[0].arguments.n[0]"),
+        ({"n": float("nan")}, "transcript[0].tool_calls[0].arguments.n"),
+    ],
+    ids=["500-deep", "1e400", "10**400", "nan"],
+)
 def test_shape_refuses_arguments_the_origin_cannot_decode(arguments, at):
     """Tool-call arguments nested 500 deep or holding a number outside float64 are an invalid_input at that field."""
-    transcript = [{"role": "assistant", "tool_calls": [{"id": "c", "name": "read", "arguments": arguments}]},
-                  {"role": "tool", "name": "read", "tool_call_id": "c"}, {"role": "user", "content": "next"}]
+    transcript = [
+        {"role": "assistant", "tool_calls": [{"id": "c", "name": "read", "arguments": arguments}]},
+        {"role": "tool", "name": "read", "tool_call_id": "c"},
+        {"role": "user", "content": "next"},
+    ]
     _assert_error(_shape_error({"transcript": transcript}), "invalid_input", at)
 
 
 def test_shape_renders_arguments_nested_to_the_limit():
     """Tool-call arguments nested MAX_ARGUMENT_DEPTH deep are capped and rendered as JSON, nothing refused."""
     arguments = _nested(MAX_ARGUMENT_DEPTH - 1)
-    transcript = [{"role": "assistant", "tool_calls": [{"id": "c", "name": "read", "arguments": {"a": arguments}}]},
-                  {"role": "tool", "name": "read", "tool_call_id": "c"}, {"role": "user", "content": "next"}]
+    transcript = [
+        {"role": "assistant", "tool_calls": [{"id": "c", "name": "read", "arguments": {"a": arguments}}]},
+        {"role": "tool", "name": "read", "tool_call_id": "c"},
+        {"role": "user", "content": "next"},
+    ]
     out = ReferenceAdapter().shape({"transcript": transcript})
     rendered = out["messages"][1]["content"]
     assert rendered.count("{") == MAX_ARGUMENT_DEPTH and rendered.endswith("1" + "}" * MAX_ARGUMENT_DEPTH + "]")
@@ -173,6 +204,7 @@ def test_shape_null_files_and_surrogate_question():
 
 # --- tool_definition ------------------------------------------------------------------------------------------------
 
+
 def test_tool_definition_answer_is_a_copy():
     """Changing the answer of tool_definition leaves the next answer unchanged."""
     adapter = ReferenceAdapter()
@@ -184,6 +216,7 @@ def test_tool_definition_answer_is_a_copy():
 
 
 # --- encode ---------------------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     "params, at",
@@ -207,11 +240,14 @@ def test_encode_errors(params, at):
 @pytest.mark.parametrize("kind", ["anthropic", "openai", "codex"])
 def test_encode_answers_the_http_request(kind):
     """encode answers the encoding of the neutral request for the provider."""
-    assert ReferenceAdapter().encode({"provider": kind, "request": GOOD_REQUEST}) == encode(
-        kind, provider_request_from_json(GOOD_REQUEST)).to_json()
+    assert (
+        ReferenceAdapter().encode({"provider": kind, "request": GOOD_REQUEST})
+        == encode(kind, provider_request_from_json(GOOD_REQUEST)).to_json()
+    )
 
 
 # --- scenario -------------------------------------------------------------------------------------------------------
+
 
 def test_scenario_errors_are_answers():
     """A malformed scenario answers an error rather than raising."""
@@ -227,10 +263,12 @@ def test_scenario_uses_the_adapters_builder_and_http_provider_class():
         strings = replace(REFERENCE_STRINGS, system_prompt="A variant's own system prompt.")
         http_provider_class = FakeHttp
 
-    out = Variant().scenario({
-        "runtime": {"http_provider": {"kind": "openai", "base_url": "http://127.0.0.1:1"}},
-        "steps": [{"call": {"input": {}, "snapshot": SNAPSHOT}}],
-    })
+    out = Variant().scenario(
+        {
+            "runtime": {"http_provider": {"kind": "openai", "base_url": "http://127.0.0.1:1"}},
+            "steps": [{"call": {"input": {}, "snapshot": SNAPSHOT}}],
+        }
+    )
     assert out["calls"] == [{"result": "over openai"}]
     (request,) = out["provider_requests"]
     assert request["messages"][0] == {"role": "system", "content": "A variant's own system prompt."}

@@ -27,11 +27,15 @@ _feed = partial(feed, stream_event)
 
 # --- encoding: thinking budgets and breakpoint spacing --------------------------------------------------------------
 
-@pytest.mark.parametrize("effort, max_tokens, budget", [
-    ("minimal", 4096, 1024),   # the smallest table budget is allowed: "at least 1024 tokens"
-    ("high", 1025, 1024),      # capped to max_tokens - 1, which still reaches 1024
-    ("xhigh", 32000, 8192),    # an effort the table does not know gets the medium budget
-])
+
+@pytest.mark.parametrize(
+    "effort, max_tokens, budget",
+    [
+        ("minimal", 4096, 1024),  # the smallest table budget is allowed: "at least 1024 tokens"
+        ("high", 1025, 1024),  # capped to max_tokens - 1, which still reaches 1024
+        ("xhigh", 32000, 8192),  # an effort the table does not know gets the medium budget
+    ],
+)
 def test_thinking_budget_of_exactly_1024_tokens_and_unknown_efforts(effort, max_tokens, budget):
     """Thinking is enabled with a budget of 1024 tokens or more below max_tokens; an unknown effort counts as medium."""
     assert thinking(effort, max_tokens) == {"type": "enabled", "budget_tokens": budget}
@@ -39,9 +43,16 @@ def test_thinking_budget_of_exactly_1024_tokens_and_unknown_efforts(effort, max_
 
 def test_encoded_request_carries_the_medium_budget_for_an_unknown_effort():
     """An encoded request with an effort outside the table streams with the medium thinking budget."""
-    request = ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=32000,
-                              reasoning="xhigh", stream=True, prompt_cache_key="k", transport_session=None,
-                              parent_session=None)
+    request = ProviderRequest(
+        model="m",
+        messages=(RenderedMessage("user", "go"),),
+        max_tokens=32000,
+        reasoning="xhigh",
+        stream=True,
+        prompt_cache_key="k",
+        transport_session=None,
+        parent_session=None,
+    )
     body = encode(request, stream=True).body
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 8192} and body["stream"] is True
 
@@ -57,10 +68,18 @@ def test_breakpoint_spacing_is_counted_in_blocks():
 
 # --- decoding a plain Messages response -----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("stop_reason, expected", [
-    (None, "stop"), ("end_turn", "stop"), ("stop_sequence", "stop"), ("max_tokens", "length"),
-    ("refusal", "refusal"), ("tool_use", "tool_use"),
-])
+
+@pytest.mark.parametrize(
+    "stop_reason, expected",
+    [
+        (None, "stop"),
+        ("end_turn", "stop"),
+        ("stop_sequence", "stop"),
+        ("max_tokens", "length"),
+        ("refusal", "refusal"),
+        ("tool_use", "tool_use"),
+    ],
+)
 def test_finish_reasons(stop_reason, expected):
     """Ended turns and stop sequences finish with ``stop``, max_tokens with ``length``; other reasons pass through."""
     assert finish_reason(stop_reason) == expected
@@ -76,10 +95,19 @@ def test_response_without_a_content_list_is_a_provider_error(payload):
 
 def test_answer_joins_the_text_blocks_only():
     """The answer is the text blocks joined without separator; other blocks and text blocks without text add nothing."""
-    answer = decode({"content": [
-        "junk", {"type": "thinking", "thinking": "hm", "signature": "s"}, {"type": "text", "text": "Check "},
-        {"type": "text"}, {"type": "tool_use", "text": "not an answer"}, {"type": "text", "text": "the floats."},
-    ], "stop_reason": "end_turn"})
+    answer = decode(
+        {
+            "content": [
+                "junk",
+                {"type": "thinking", "thinking": "hm", "signature": "s"},
+                {"type": "text", "text": "Check "},
+                {"type": "text"},
+                {"type": "tool_use", "text": "not an answer"},
+                {"type": "text", "text": "the floats."},
+            ],
+            "stop_reason": "end_turn",
+        }
+    )
     assert (answer.text, answer.finish_reason, dict(answer.usage)) == ("Check the floats.", "stop", NO_USAGE)
 
 
@@ -91,13 +119,27 @@ def test_answer_cut_by_max_tokens_finishes_with_length():
 
 def test_token_counts_that_are_not_integers_count_as_zero():
     """Usage values that are strings, booleans or floats count as 0 tokens; integers are kept."""
-    answer = decode({"content": [], "usage": {"input_tokens": "412", "output_tokens": True,
-                                              "cache_read_input_tokens": 1.5, "cache_creation_input_tokens": 96}})
-    assert dict(answer.usage) == {"input_tokens": 0, "output_tokens": 0, "cache_read_tokens": 0,
-                                  "cache_creation_tokens": 96}
+    answer = decode(
+        {
+            "content": [],
+            "usage": {
+                "input_tokens": "412",
+                "output_tokens": True,
+                "cache_read_input_tokens": 1.5,
+                "cache_creation_input_tokens": 96,
+            },
+        }
+    )
+    assert dict(answer.usage) == {
+        "input_tokens": 0,
+        "output_tokens": 0,
+        "cache_read_tokens": 0,
+        "cache_creation_tokens": 96,
+    }
 
 
 # --- decoding a Messages stream -------------------------------------------------------------------------------------
+
 
 def test_events_named_message_or_unnamed_are_read_by_their_type():
     """Events without a name of their own (``message`` or empty) are dispatched on the type in their data."""
@@ -110,18 +152,24 @@ def test_events_named_message_or_unnamed_are_read_by_their_type():
     )
     answer = state.answer("anthropic")
     assert (answer.text, answer.finish_reason, dict(answer.usage)) == (
-        "Check", "length", {**NO_USAGE, "input_tokens": 412, "output_tokens": 9})
+        "Check",
+        "length",
+        {**NO_USAGE, "input_tokens": 412, "output_tokens": 9},
+    )
 
 
 def test_a_named_event_is_read_by_its_name():
     """An event with a name is dispatched on that name, even when its data carries no type."""
-    state = _feed(("content_block_delta", _data({"index": 0, "delta": {"type": "text_delta", "text": "hi"}})),
-                  ("message_stop", "{}"))
+    state = _feed(
+        ("content_block_delta", _data({"index": 0, "delta": {"type": "text_delta", "text": "hi"}})),
+        ("message_stop", "{}"),
+    )
     assert (state.text, state.done) == (["hi"], True)
 
 
-@pytest.mark.parametrize("event, data", [("ping", "keep-alive"), ("ping", ""), ("message_stop", ""),
-                                         ("content_block_delta", "")])
+@pytest.mark.parametrize(
+    "event, data", [("ping", "keep-alive"), ("ping", ""), ("message_stop", ""), ("content_block_delta", "")]
+)
 def test_pings_and_events_without_data_are_ignored(event, data):
     """A ping, whatever its data, and an event with empty data change nothing."""
     state = _feed((event, data))
@@ -144,37 +192,49 @@ def test_data_with_junk_before_the_json_is_not_json():
     assert repr(data) in str(info.value)
 
 
-@pytest.mark.parametrize("delta", [None, "text_delta", {"type": "text_delta"}, {"type": "thinking_delta",
-                                                                               "thinking": "hm"}])
+@pytest.mark.parametrize(
+    "delta", [None, "text_delta", {"type": "text_delta"}, {"type": "thinking_delta", "thinking": "hm"}]
+)
 def test_deltas_without_answer_text_add_nothing(delta):
     """A content delta that is not a text delta, or a text delta without text, adds nothing to the answer."""
-    state = _feed(("content_block_delta", _data({"type": "content_block_delta", "index": 0, "delta": delta})),
-                  ("content_block_delta", _data({"type": "content_block_delta", "index": 0,
-                                                 "delta": {"type": "text_delta", "text": "ok"}})),
-                  ("message_stop", _data({"type": "message_stop"})))
+    state = _feed(
+        ("content_block_delta", _data({"type": "content_block_delta", "index": 0, "delta": delta})),
+        (
+            "content_block_delta",
+            _data({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}),
+        ),
+        ("message_stop", _data({"type": "message_stop"})),
+    )
     assert state.answer("anthropic").text == "ok"
 
 
 @pytest.mark.parametrize("delta", [None, {}, {"stop_sequence": None}])
 def test_message_delta_without_a_stop_reason_keeps_the_finish_reason(delta):
     """A message delta without a stop reason leaves the finish reason as it was and still updates the usage."""
-    state = _feed(("message_delta", _data({"type": "message_delta", "delta": {"stop_reason": "max_tokens"}})),
-                  ("message_delta", _data({"type": "message_delta", "delta": delta, "usage": {"output_tokens": 5}})))
+    state = _feed(
+        ("message_delta", _data({"type": "message_delta", "delta": {"stop_reason": "max_tokens"}})),
+        ("message_delta", _data({"type": "message_delta", "delta": delta, "usage": {"output_tokens": 5}})),
+    )
     assert (state.finish_reason, state.usage.output_tokens) == ("length", 5)
 
 
 def test_stream_without_a_stop_reason_finishes_with_stop():
     """A complete stream that never sent a stop reason finishes with ``stop``."""
-    state = _feed(("content_block_delta", _data({"type": "content_block_delta", "delta": {"type": "text_delta",
-                                                                                         "text": "ok"}})),
-                  ("message_stop", _data({"type": "message_stop"})))
+    state = _feed(
+        ("content_block_delta", _data({"type": "content_block_delta", "delta": {"type": "text_delta", "text": "ok"}})),
+        ("message_stop", _data({"type": "message_stop"})),
+    )
     assert state.answer("anthropic").finish_reason == "stop"
 
 
 def test_stream_cut_before_message_stop_is_an_error_naming_the_provider():
     """A stream that ends before its final event fails with a provider error naming the provider."""
-    state = _feed(("content_block_delta", _data({"type": "content_block_delta", "delta": {"type": "text_delta",
-                                                                                         "text": "Check"}})))
+    state = _feed(
+        (
+            "content_block_delta",
+            _data({"type": "content_block_delta", "delta": {"type": "text_delta", "text": "Check"}}),
+        )
+    )
     with pytest.raises(ProviderError) as info:
         state.answer("anthropic")
     assert "anthropic" in str(info.value) and info.value.status is None

@@ -29,8 +29,12 @@ def test_use_counter_error_names_the_problem():
 def test_use_grants_count_up_to_the_cap():
     """Each grant reports the count after it; past the cap nothing changes and the grant is refused."""
     counter = UseCounter(2)
-    assert [counter.take() for _ in range(4)] == [UseGrant(True, 1, 2), UseGrant(True, 2, 2), UseGrant(False, 2, 2),
-                                                  UseGrant(False, 2, 2)]
+    assert [counter.take() for _ in range(4)] == [
+        UseGrant(True, 1, 2),
+        UseGrant(True, 2, 2),
+        UseGrant(False, 2, 2),
+        UseGrant(False, 2, 2),
+    ]
     assert counter.used == 2 and counter.limit == 2
 
 

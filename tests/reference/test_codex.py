@@ -19,6 +19,7 @@ _codex_events = partial(feed, _codex.stream_event)
 
 # --- answers (non-streaming) ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("payload", [[], None, "output", {}, {"output": None}, {"output": {"type": "message"}}])
 def test_responses_answer_without_an_output_list_is_a_provider_error(payload):
     """A Responses answer that is not an object with an output list fails with a message naming the output."""
@@ -29,38 +30,49 @@ def test_responses_answer_without_an_output_list_is_a_provider_error(payload):
 
 def test_responses_answer_joins_the_text_parts_of_message_items():
     """The answer is the output_text and text parts of message items, joined with nothing between them."""
-    payload = {"status": "completed", "output": [
-        "junk",
-        None,
-        {"type": "reasoning", "summary": [], "content": [{"type": "output_text", "text": "hidden"}]},
-        {"type": "message", "role": "assistant", "content": [
-            {"type": "output_text", "text": "Check ", "annotations": []},
-            "loose text",
-            {"type": "refusal", "refusal": "no", "text": "refused"},
-            {"type": "text", "text": "the"},
-            {"type": "output_text"},
-        ]},
-        {"type": "message", "role": "assistant", "content": None},
-        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": " rounding"}]},
-    ]}
+    payload = {
+        "status": "completed",
+        "output": [
+            "junk",
+            None,
+            {"type": "reasoning", "summary": [], "content": [{"type": "output_text", "text": "hidden"}]},
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {"type": "output_text", "text": "Check ", "annotations": []},
+                    "loose text",
+                    {"type": "refusal", "refusal": "no", "text": "refused"},
+                    {"type": "text", "text": "the"},
+                    {"type": "output_text"},
+                ],
+            },
+            {"type": "message", "role": "assistant", "content": None},
+            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": " rounding"}]},
+        ],
+    }
     assert _codex.decode(payload) == ProviderAnswer("Check the rounding", "stop", ZERO_USAGE)
 
 
-@pytest.mark.parametrize("response, expected", [
-    ({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}, "length"),
-    ({"status": "incomplete", "incomplete_details": {"reason": "content_filter"}}, "content_filter"),
-    ({"status": "incomplete", "incomplete_details": {"reason": None}}, "incomplete"),
-    ({"status": "incomplete", "incomplete_details": None}, "incomplete"),
-    ({"status": "incomplete", "incomplete_details": "max_output_tokens"}, "incomplete"),
-    ({"status": "incomplete"}, "incomplete"),
-    ({"status": "completed", "incomplete_details": {"reason": "max_output_tokens"}}, "stop"),
-])
+@pytest.mark.parametrize(
+    "response, expected",
+    [
+        ({"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}, "length"),
+        ({"status": "incomplete", "incomplete_details": {"reason": "content_filter"}}, "content_filter"),
+        ({"status": "incomplete", "incomplete_details": {"reason": None}}, "incomplete"),
+        ({"status": "incomplete", "incomplete_details": None}, "incomplete"),
+        ({"status": "incomplete", "incomplete_details": "max_output_tokens"}, "incomplete"),
+        ({"status": "incomplete"}, "incomplete"),
+        ({"status": "completed", "incomplete_details": {"reason": "max_output_tokens"}}, "stop"),
+    ],
+)
 def test_responses_finish_reason_from_status(response, expected):
     """An incomplete answer stops on length for max_output_tokens, on its stated reason, else on incomplete."""
     assert _codex.decode({**response, "output": []}).finish_reason == expected
 
 
 # --- stream events --------------------------------------------------------------------------------------------------
+
 
 def test_responses_stream_event_type_comes_from_the_payload_first():
     """The payload's type decides the event's kind, whatever the SSE event name says."""
@@ -71,21 +83,32 @@ def test_responses_stream_event_type_comes_from_the_payload_first():
 
 def test_responses_stream_event_name_is_used_when_the_payload_has_no_type():
     """Without a type in the payload, a named SSE event supplies the kind; the default name message supplies none."""
-    state = _codex_events(("response.output_text.delta", '{"delta":"a"}'), ("message", '{"delta":"b"}'),
-                          ("response.completed", '{"response":{"status":"completed"}}'))
+    state = _codex_events(
+        ("response.output_text.delta", '{"delta":"a"}'),
+        ("message", '{"delta":"b"}'),
+        ("response.completed", '{"response":{"status":"completed"}}'),
+    )
     assert state.answer("codex") == ProviderAnswer("a", "stop", ZERO_USAGE)
 
 
 def test_responses_stream_delta_without_text_adds_nothing():
     """A text delta event without a delta adds no text to the answer."""
-    state = _codex_events(("message", '{"type":"response.output_text.delta"}'),
-                          ("message", '{"type":"response.output_text.delta","delta":"x"}'),
-                          ("message", '{"type":"response.completed","response":{"status":"completed"}}'))
+    state = _codex_events(
+        ("message", '{"type":"response.output_text.delta"}'),
+        ("message", '{"type":"response.output_text.delta","delta":"x"}'),
+        ("message", '{"type":"response.completed","response":{"status":"completed"}}'),
+    )
     assert state.answer("codex").text == "x"
 
 
-@pytest.mark.parametrize("final", ['{"type":"response.completed"}', '{"type":"response.completed","response":null}',
-                                   '{"type":"response.incomplete","response":"gone"}'])
+@pytest.mark.parametrize(
+    "final",
+    [
+        '{"type":"response.completed"}',
+        '{"type":"response.completed","response":null}',
+        '{"type":"response.incomplete","response":"gone"}',
+    ],
+)
 def test_responses_stream_final_event_without_a_response_object_ends_the_stream(final):
     """A final event without a response object ends the stream with stop and zero usage."""
     state = _codex_events(("message", '{"type":"response.output_text.delta","delta":"x"}'), ("message", final))
@@ -93,14 +116,17 @@ def test_responses_stream_final_event_without_a_response_object_ends_the_stream(
 
 
 # Same shape as the base-URL table of test_http.py, nothing shared: each is its own test's data.
-@pytest.mark.parametrize("data, message", [
-    ('{"type":"error","error":{"message":"boom","code":"server_error"}}', "boom"),
-    ('{"type":"error","error":"plain failure"}', "plain failure"),
-    ('{"type":"response.failed","response":{"status":"failed","error":{"message":"bad content"}}}', "bad content"),
-    ('{"type":"error","message":"top level","code":"x"}', '{"type":"error","message":"top level","code":"x"}'),
-    ('{"type":"response.failed","response":null}', '{"type":"response.failed","response":null}'),
-    ('{"type":"error","response":"down"}', '{"type":"error","response":"down"}'),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ('{"type":"error","error":{"message":"boom","code":"server_error"}}', "boom"),
+        ('{"type":"error","error":"plain failure"}', "plain failure"),
+        ('{"type":"response.failed","response":{"status":"failed","error":{"message":"bad content"}}}', "bad content"),
+        ('{"type":"error","message":"top level","code":"x"}', '{"type":"error","message":"top level","code":"x"}'),
+        ('{"type":"response.failed","response":null}', '{"type":"response.failed","response":null}'),
+        ('{"type":"error","response":"down"}', '{"type":"error","response":"down"}'),
+    ],
+)
 def test_responses_stream_error_event_names_the_error(data, message):
     """An error or response.failed event fails the stream with the error's message, else with the event's data."""
     with pytest.raises(ProviderError) as info:
@@ -126,14 +152,26 @@ def test_responses_stream_event_that_is_not_json_is_quoted_up_to_200_characters(
 
 # --- affinity headers -----------------------------------------------------------------------------------------------
 
+
 def _encoded(key):
-    request = ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=5, reasoning=None,
-                              stream=False, prompt_cache_key=key, transport_session=None, parent_session=None)
+    request = ProviderRequest(
+        model="m",
+        messages=(RenderedMessage("user", "go"),),
+        max_tokens=5,
+        reasoning=None,
+        stream=False,
+        prompt_cache_key=key,
+        transport_session=None,
+        parent_session=None,
+    )
     return _codex.encode(request, False)
 
 
-@pytest.mark.parametrize("key", ["k\r\nx-injected: 1", "k\n", "caf\u00e9", "k e y", "k\x00", "\t", "k\x7f"],
-                         ids=["crlf", "lf", "non-ascii", "space", "nul", "tab", "del"])
+@pytest.mark.parametrize(
+    "key",
+    ["k\r\nx-injected: 1", "k\n", "caf\u00e9", "k e y", "k\x00", "\t", "k\x7f"],
+    ids=["crlf", "lf", "non-ascii", "space", "nul", "tab", "del"],
+)
 def test_a_key_that_is_not_a_header_token_stays_in_the_body_only(key):
     """A cache key with CR, LF, a control character, a space or non-ASCII goes in the body but in no header."""
     encoded = _encoded(key)

@@ -9,13 +9,23 @@ import pytest
 from advisor_reference._dedupe import full_read
 from advisor_reference._transcript import Message
 
-READ = json.dumps({"path": "a.py", "start_line": 1, "end_line": 2, "total_lines": 2, "file_hash": "0A1B2C3D",
-                   "output": "x = 1\ny = 2\n"})
+READ = json.dumps(
+    {
+        "path": "a.py",
+        "start_line": 1,
+        "end_line": 2,
+        "total_lines": 2,
+        "file_hash": "0A1B2C3D",
+        "output": "x = 1\ny = 2\n",
+    }
+)
 
 
-@pytest.mark.parametrize("before, full", [("", True), (" \t\n\r", True), ("\f", False), ("\u00a0", False),
-                                          ("x", False)],
-                         ids=["none", "json-white-space", "form-feed", "no-break-space", "text"])
+@pytest.mark.parametrize(
+    "before, full",
+    [("", True), (" \t\n\r", True), ("\f", False), ("\u00a0", False), ("x", False)],
+    ids=["none", "json-white-space", "form-feed", "no-break-space", "text"],
+)
 def test_a_read_result_is_decoded_after_json_white_space_only(before, full):
     """A read result is a full read when its content is the read object after JSON's own white space only (space,
     tab, LF, CR), as the JSON decoder reads it; anything else before the object makes it no full read."""

@@ -47,6 +47,7 @@ def test_cap_arguments_default_counts_bytes_and_replaces_lone_surrogates():
 def test_elided_argument_with_lone_surrogate():
     """A long argument string holding a lone surrogate counts it as the 3 bytes of U+FFFD when elided."""
     call = {"id": "c", "name": "edit", "arguments": {"text": "\udfff" + "x" * 1500}}
-    messages = build_request(parse_transcript([{"role": "assistant", "tool_calls": [call]},
-                                               {"role": "user", "content": "ok"}]))
+    messages = build_request(
+        parse_transcript([{"role": "assistant", "tool_calls": [call]}, {"role": "user", "content": "ok"}])
+    )
     assert '"text":"\ufffd' in messages[1].content and "[elided, 1503 bytes total]" in messages[1].content

@@ -30,9 +30,15 @@ def test_aggregate_cut_inside_a_marker_keeps_its_leading_bytes():
     ]
     final = build_request(parse_transcript(SNAPSHOT), "", files)[-1].content
     assert final == (
-        "File: a.txt\n```\n" + "a" * 32768 + "\u2026[elided, 40000 bytes total]\n```\n\n"
-        + "File: b.txt\n```\n" + "b" * 32736 + "\n```\n\n"
-        + "File: c.txt\n```\n" + "c" * 32768 + "\ufffd\ufffd\u2026[elided, 32798 bytes total]\n```\n\n"
+        "File: a.txt\n```\n"
+        + "a" * 32768
+        + "\u2026[elided, 40000 bytes total]\n```\n\n"
+        + "File: b.txt\n```\n"
+        + "b" * 32736
+        + "\n```\n\n"
+        + "File: c.txt\n```\n"
+        + "c" * 32768
+        + "\ufffd\ufffd\u2026[elided, 32798 bytes total]\n```\n\n"
         + REFERENCE_STRINGS.guidance_request
     )
 

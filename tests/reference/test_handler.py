@@ -39,6 +39,7 @@ def _runtime(replies=(), **config):
 
 # --- a call ---------------------------------------------------------------------------------------------------------
 
+
 def test_handler_sends_the_built_request():
     """A call sends one request with the built messages and the runtime's settings, and returns the trimmed answer."""
     runtime, provider = _runtime([ScriptedReply(text="\n advice \t")], model="m", max_tokens=77, session_id="s")
@@ -46,9 +47,17 @@ def test_handler_sends_the_built_request():
     assert handler.handle({"question": "why?"}, SNAPSHOT) == "advice"
     (request,) = provider.requests
     assert request == ProviderRequest(
-        model="m", messages=tuple(RequestBuilder(REFERENCE_STRINGS).build(SNAPSHOT, "why?", [])), max_tokens=77,
-        reasoning=None, stream=False, prompt_cache_key=handler.cache_key, transport_session="s-advisor",
-        parent_session="s", advisor_cache_profile=True, tools=())
+        model="m",
+        messages=tuple(RequestBuilder(REFERENCE_STRINGS).build(SNAPSHOT, "why?", [])),
+        max_tokens=77,
+        reasoning=None,
+        stream=False,
+        prompt_cache_key=handler.cache_key,
+        transport_session="s-advisor",
+        parent_session="s",
+        advisor_cache_profile=True,
+        tools=(),
+    )
 
 
 def test_handler_streams_when_reasoning_is_set():
@@ -123,6 +132,7 @@ def test_call_failure_status_defaults_to_none():
 
 # --- notes ----------------------------------------------------------------------------------------------------------
 
+
 def test_budget_spent_call_sends_nothing():
     """Past the cap a call returns the budget-spent note with used/max and makes no provider call."""
     runtime, provider = _runtime([ScriptedReply(text="one")], max_uses_per_run=1)
@@ -155,6 +165,7 @@ def test_note_from_the_answer(text, finish, note):
 
 
 # --- the runtime: counters, keys, sessions, builder -----------------------------------------------------------------
+
 
 def test_runtime_counters_and_tools():
     """The main agent has the runtime's counter; children get theirs from the store with the child cap."""

@@ -13,23 +13,35 @@ from advisor_conformance.scenarios import expected_answers, recorded_answer
 from advisor_reference import ProviderError, ProviderRequest, RenderedMessage
 from advisor_reference._http import EXCERPT, HttpProvider, StreamRequired, encode
 
-BASE = {"anthropic": "https://api.anthropic.test", "openai": "https://api.openai.test/v1",
-        "codex": "https://chatgpt.test/backend-api/codex"}
+BASE = {
+    "anthropic": "https://api.anthropic.test",
+    "openai": "https://api.openai.test/v1",
+    "codex": "https://chatgpt.test/backend-api/codex",
+}
 PATH = {"anthropic": "/v1/messages", "openai": "/chat/completions", "codex": "/responses"}
 PLAIN = {"anthropic": "anthropic-message.json", "openai": "openai-completion.json", "codex": "codex-response.json"}
 STREAM = {"anthropic": "anthropic-stream.sse", "openai": "openai-stream.sse", "codex": "codex-stream.sse"}
 SSE = {"content-type": "text/event-stream"}
-AUTH = {"anthropic": ("x-api-key", "secret"), "openai": ("authorization", "Bearer secret"),
-        "codex": ("authorization", "Bearer secret")}
+AUTH = {
+    "anthropic": ("x-api-key", "secret"),
+    "openai": ("authorization", "Bearer secret"),
+    "codex": ("authorization", "Bearer secret"),
+}
 EXPECTED = expected_answers()
 
 
 def _request(*, reasoning=None, stream=None):
     """A neutral request; it asks for a stream when told, else exactly when it has reasoning."""
-    return ProviderRequest(model="m", messages=(RenderedMessage("system", "advise"), RenderedMessage("user", "go")),
-                           max_tokens=4096, reasoning=reasoning,
-                           stream=reasoning is not None if stream is None else stream, prompt_cache_key="k" * 32,
-                           transport_session=None, parent_session=None)
+    return ProviderRequest(
+        model="m",
+        messages=(RenderedMessage("system", "advise"), RenderedMessage("user", "go")),
+        max_tokens=4096,
+        reasoning=reasoning,
+        stream=reasoning is not None if stream is None else stream,
+        prompt_cache_key="k" * 32,
+        transport_session=None,
+        parent_session=None,
+    )
 
 
 def _route(mock, kind):
@@ -69,7 +81,10 @@ def test_recorded_answers_decode_as_expected(name):
             return
         answer = provider.complete(_request(reasoning="high" if stream else None))
     assert (answer.text, answer.finish_reason, dict(answer.usage)) == (
-        expected["text"], expected["finish_reason"], expected["usage"])
+        expected["text"],
+        expected["finish_reason"],
+        expected["usage"],
+    )
 
 
 # -- the encoder -----------------------------------------------------------------------------------------------------
@@ -103,12 +118,15 @@ def test_provider_rejects_an_unknown_kind():
 
 # This table and the error-event table of test_codex.py have the same shape (four pairs of strings) but share
 # nothing: they are the data of unrelated tests, so there is no helper to draw out of them.
-@pytest.mark.parametrize("base, url", [
-    ("https://api.openai.test/v1/", "https://api.openai.test/v1/chat/completions"),
-    ("https://api.openai.test/v1//", "https://api.openai.test/v1/chat/completions"),
-    ("https://gateway.test/BOX/", "https://gateway.test/BOX/chat/completions"),
-    ("https://gateway.test/BOX", "https://gateway.test/BOX/chat/completions"),
-])
+@pytest.mark.parametrize(
+    "base, url",
+    [
+        ("https://api.openai.test/v1/", "https://api.openai.test/v1/chat/completions"),
+        ("https://api.openai.test/v1//", "https://api.openai.test/v1/chat/completions"),
+        ("https://gateway.test/BOX/", "https://gateway.test/BOX/chat/completions"),
+        ("https://gateway.test/BOX", "https://gateway.test/BOX/chat/completions"),
+    ],
+)
 def test_trailing_slashes_of_the_base_url_are_dropped(base, url):
     """The request goes to the base URL without its trailing slashes, followed by the wire's path."""
     with respx.mock() as mock:
@@ -171,8 +189,9 @@ def test_reasoning_or_a_stream_request_makes_one_streaming_call(kind, reasoning,
 def test_stream_required_is_retried_once():
     """A stream-required 400 on a plain call leads to exactly one more request, streaming."""
     with respx.mock() as mock:
-        route = _route(mock, "codex").mock(side_effect=[
-            httpx.Response(400, json={"detail": "Stream must be set to true"}), _sse("codex")])
+        route = _route(mock, "codex").mock(
+            side_effect=[httpx.Response(400, json={"detail": "Stream must be set to true"}), _sse("codex")]
+        )
         answer = HttpProvider("codex", BASE["codex"]).complete(_request())
     assert route.call_count == 2
     assert [json.loads(call.request.content).get("stream", False) for call in route.calls] == [False, True]
@@ -183,7 +202,8 @@ def test_a_stream_required_answer_to_the_retry_is_not_retried_again():
     """When the streaming retry also gets a stream-required 400, the call fails as a plain provider error."""
     with respx.mock() as mock:
         route = _route(mock, "codex").mock(
-            return_value=httpx.Response(400, content=b'{"detail":"Stream must be set to true"}'))
+            return_value=httpx.Response(400, content=b'{"detail":"Stream must be set to true"}')
+        )
         with pytest.raises(ProviderError) as info:
             HttpProvider("codex", BASE["codex"]).complete(_request())
     assert route.call_count == 2
@@ -201,9 +221,11 @@ def test_a_stream_required_answer_to_a_streaming_call_is_a_plain_provider_error(
 
 def test_the_sse_event_name_gives_the_kind_of_an_anthropic_event():
     """An Anthropic stream event is read by its SSE event name even when its data carries no type."""
-    body = ('event: content_block_delta\ndata: {"index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n'
-            'event: message_delta\ndata: {"delta":{"stop_reason":"max_tokens"}}\n\n'
-            'event: message_stop\ndata: {}\n\n')
+    body = (
+        'event: content_block_delta\ndata: {"index":0,"delta":{"type":"text_delta","text":"Hi"}}\n\n'
+        'event: message_delta\ndata: {"delta":{"stop_reason":"max_tokens"}}\n\n'
+        "event: message_stop\ndata: {}\n\n"
+    )
     with respx.mock() as mock:
         _route(mock, "anthropic").mock(return_value=httpx.Response(200, text=body, headers=SSE))
         answer = HttpProvider("anthropic", BASE["anthropic"]).complete(_request(reasoning="high", stream=True))
@@ -213,8 +235,9 @@ def test_the_sse_event_name_gives_the_kind_of_an_anthropic_event():
 @pytest.mark.parametrize("kind", sorted(BASE))
 def test_a_cut_stream_names_the_provider(kind):
     """A stream that ends before its final event fails with an error naming the provider kind."""
-    error = _error_message(kind, httpx.Response(200, text=recorded_answer(f"{kind}-stream-cut.sse"), headers=SSE),
-                           stream=True)
+    error = _error_message(
+        kind, httpx.Response(200, text=recorded_answer(f"{kind}-stream-cut.sse"), headers=SSE), stream=True
+    )
     assert kind in str(error)
 
 
@@ -251,14 +274,18 @@ def test_http_error_shows_status_and_excerpt():
 
 
 @pytest.mark.parametrize("stream", [False, True])
-@pytest.mark.parametrize("body, shown", [
-    ("", None),
-    (" \n\t ", None),
-    ("  bad \n  gateway\t ", "bad gateway"),
-    ("x" * EXCERPT, "x" * EXCERPT),
-    ("y" * (EXCERPT + 1), "y" * EXCERPT),
-    ("ab " * EXCERPT, ("ab " * EXCERPT)[:EXCERPT]),
-], ids=["empty", "blank", "white-space", "at-limit", "over-limit", "collapsed-then-cut"])
+@pytest.mark.parametrize(
+    "body, shown",
+    [
+        ("", None),
+        (" \n\t ", None),
+        ("  bad \n  gateway\t ", "bad gateway"),
+        ("x" * EXCERPT, "x" * EXCERPT),
+        ("y" * (EXCERPT + 1), "y" * EXCERPT),
+        ("ab " * EXCERPT, ("ab " * EXCERPT)[:EXCERPT]),
+    ],
+    ids=["empty", "blank", "white-space", "at-limit", "over-limit", "collapsed-then-cut"],
+)
 def test_the_body_excerpt(body, shown, stream):
     """The error shows the body with white space collapsed, cut past the excerpt length, or says it is empty."""
     message = str(_error_message("openai", httpx.Response(502, text=body), stream=stream))
@@ -282,20 +309,25 @@ def test_a_streaming_error_body_that_is_not_utf8_is_shown_with_replacement_chara
 
 
 @pytest.mark.parametrize("stream", [False, True])
-@pytest.mark.parametrize("exc, shown", [
-    (httpx.ReadTimeout("slow"), ["openai", "ReadTimeout", BASE["openai"]]),
-    (httpx.ConnectTimeout("slow"), ["openai", "ConnectTimeout", BASE["openai"]]),
-    (httpx.ConnectError("Connection refused"), ["openai", BASE["openai"], "Connection refused"]),
-    (httpx.RemoteProtocolError("peer closed connection"), ["openai", "peer closed connection"]),
-    (httpx.ReadError("reset by peer"), ["openai", "reset by peer"]),
-], ids=["read-timeout", "connect-timeout", "refused", "protocol", "read"])
+@pytest.mark.parametrize(
+    "exc, shown",
+    [
+        (httpx.ReadTimeout("slow"), ["openai", "ReadTimeout", BASE["openai"]]),
+        (httpx.ConnectTimeout("slow"), ["openai", "ConnectTimeout", BASE["openai"]]),
+        (httpx.ConnectError("Connection refused"), ["openai", BASE["openai"], "Connection refused"]),
+        (httpx.RemoteProtocolError("peer closed connection"), ["openai", "peer closed connection"]),
+        (httpx.ReadError("reset by peer"), ["openai", "reset by peer"]),
+    ],
+    ids=["read-timeout", "connect-timeout", "refused", "protocol", "read"],
+)
 def test_transport_failures_say_what_happened(exc, shown, stream):
     """A timeout, a refused connection or a broken connection is a provider error saying which, and where."""
     with respx.mock() as mock:
         _route(mock, "openai").mock(side_effect=exc)
         with pytest.raises(ProviderError) as info:
             HttpProvider("openai", BASE["openai"] + "/").complete(
-                _request(reasoning="high" if stream else None, stream=stream))
+                _request(reasoning="high" if stream else None, stream=stream)
+            )
     assert all(part in str(info.value) for part in shown), str(info.value)
     assert BASE["openai"] + "/" not in str(info.value)
     assert info.value.status is None

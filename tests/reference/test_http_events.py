@@ -18,8 +18,27 @@ SSE = {"content-type": "text/event-stream"}
 FIELDS = ["data", "event", "id", "retry", "other", "", " data", "DATA", "\ufeffdata"]
 VALUE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=6)
 LINE = st.one_of(
-    st.sampled_from(["", "", ":", ": a comment", "data", "data:", "data: ", "data:  two spaces", "event: ping",
-                     "event:", "id: 7", "id: a\0b", "retry: 10", "retry: +3", "retry: x", "data: [DONE]", "é: x"]),
+    st.sampled_from(
+        [
+            "",
+            "",
+            ":",
+            ": a comment",
+            "data",
+            "data:",
+            "data: ",
+            "data:  two spaces",
+            "event: ping",
+            "event:",
+            "id: 7",
+            "id: a\0b",
+            "retry: 10",
+            "retry: +3",
+            "retry: x",
+            "data: [DONE]",
+            "é: x",
+        ]
+    ),
     st.builds("{}:{}".format, st.sampled_from(FIELDS), VALUE),
     st.builds("{}: {}".format, st.sampled_from(FIELDS), VALUE),
 )
@@ -61,8 +80,16 @@ def test_events_are_read_as_httpx_sse_reads_them(chunks):
     assert ours(chunks) == theirs(chunks), chunks
 
 
-@pytest.mark.parametrize("content_type", ["text/event-stream", "text/event-stream; charset=utf-8",
-                                          "application/json", "", "text/plain; note=text/event-stream"])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "text/event-stream",
+        "text/event-stream; charset=utf-8",
+        "application/json",
+        "",
+        "text/plain; note=text/event-stream",
+    ],
+)
 def test_a_content_type_is_refused_as_httpx_sse_refuses_it(content_type):
     """A stream whose Content-Type does not name an event stream before its parameters is refused, as httpx-sse
     refuses it; one that does is read."""

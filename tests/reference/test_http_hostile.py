@@ -33,13 +33,22 @@ ANTHROPIC_OK = b'{"content":[{"type":"text","text":"fine"}],"stop_reason":"end_t
 
 
 def _request(stream=False):
-    return ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=5, reasoning=None,
-                           stream=stream, prompt_cache_key="", transport_session=None, parent_session=None)
+    return ProviderRequest(
+        model="m",
+        messages=(RenderedMessage("user", "go"),),
+        max_tokens=5,
+        reasoning=None,
+        stream=stream,
+        prompt_cache_key="",
+        transport_session=None,
+        parent_session=None,
+    )
 
 
 def _provider(handler, kind="anthropic", timeout=5.0):
-    return HttpProvider(kind, "https://provider.test", timeout=timeout,
-                        client=httpx.Client(transport=httpx.MockTransport(handler)))
+    return HttpProvider(
+        kind, "https://provider.test", timeout=timeout, client=httpx.Client(transport=httpx.MockTransport(handler))
+    )
 
 
 class Source:
@@ -82,7 +91,7 @@ def _trickling_server(*, in_headers: bool, interval: float):
             head = b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n"
             if not in_headers:
                 connection.sendall(head)
-            for byte in (head if in_headers else b" " * 100):
+            for byte in head if in_headers else b" " * 100:
                 if stop.wait(interval):
                     return
                 try:
@@ -202,21 +211,29 @@ def _gzip(data: bytes, times: int, wbits: int = zlib.MAX_WBITS | 16, head: bytes
 @pytest.mark.parametrize("encoding", ["gzip", "deflate"])
 def test_a_compression_bomb_stops_at_the_body_cap(encoding):
     """A small compressed answer (valid JSON) that expands past MAX_BODY_BYTES fails instead of being expanded."""
-    bomb = _gzip(b" " * MiB, MAX_BODY_BYTES // MiB + 1, zlib.MAX_WBITS | 16 if encoding == "gzip" else zlib.MAX_WBITS,
-                 head=ANTHROPIC_OK)
-    error = _failure(_provider(lambda request: httpx.Response(
-        200, headers={"content-encoding": encoding}, content=iter([bomb]))))
+    bomb = _gzip(
+        b" " * MiB,
+        MAX_BODY_BYTES // MiB + 1,
+        zlib.MAX_WBITS | 16 if encoding == "gzip" else zlib.MAX_WBITS,
+        head=ANTHROPIC_OK,
+    )
+    error = _failure(
+        _provider(lambda request: httpx.Response(200, headers={"content-encoding": encoding}, content=iter([bomb])))
+    )
     assert error.status is None and len(bomb) < MiB
 
 
-@pytest.mark.parametrize("encoding, wbits", [("gzip", zlib.MAX_WBITS | 16), ("deflate", zlib.MAX_WBITS),
-                                             ("deflate", -zlib.MAX_WBITS), ("identity", None)],
-                         ids=["gzip", "zlib-deflate", "raw-deflate", "identity"])
+@pytest.mark.parametrize(
+    "encoding, wbits",
+    [("gzip", zlib.MAX_WBITS | 16), ("deflate", zlib.MAX_WBITS), ("deflate", -zlib.MAX_WBITS), ("identity", None)],
+    ids=["gzip", "zlib-deflate", "raw-deflate", "identity"],
+)
 def test_compressed_answers_are_decoded(encoding, wbits):
     """A gzip, deflate (with or without its zlib header) or identity answer decodes to the answer."""
     body = ANTHROPIC_OK if wbits is None else _gzip(ANTHROPIC_OK, 1, wbits)
-    provider = _provider(lambda request: httpx.Response(200, headers={"content-encoding": encoding},
-                                                        content=iter([body[:7], body[7:]])))
+    provider = _provider(
+        lambda request: httpx.Response(200, headers={"content-encoding": encoding}, content=iter([body[:7], body[7:]]))
+    )
     assert provider.complete(_request()).text == "fine"
 
 
@@ -235,12 +252,23 @@ def test_an_encoding_not_asked_for_is_a_provider_error(encoding):
 
 def test_a_corrupt_compressed_body_is_a_provider_error():
     """A gzip body that does not decompress is a provider error."""
-    assert _failure(_provider(lambda request: httpx.Response(
-        200, headers={"content-encoding": "gzip"}, content=iter([b"\x1f\x8bnot gzip"])))).status is None
+    assert (
+        _failure(
+            _provider(
+                lambda request: httpx.Response(
+                    200, headers={"content-encoding": "gzip"}, content=iter([b"\x1f\x8bnot gzip"])
+                )
+            )
+        ).status
+        is None
+    )
 
 
-@pytest.mark.parametrize("piece, head", [(b"x" * MiB, b"data: "), (b"data: x\n" * (MiB // 8), b"")],
-                         ids=["line-without-end", "event-without-end"])
+@pytest.mark.parametrize(
+    "piece, head",
+    [(b"x" * MiB, b"data: "), (b"data: x\n" * (MiB // 8), b"")],
+    ids=["line-without-end", "event-without-end"],
+)
 def test_an_event_over_the_cap_is_a_provider_error_read_no_further(piece, head):
     """A stream line that never ends, or an event of endless data lines, fails once it passes MAX_EVENT_BYTES."""
     source = Source(piece, 300, head=head)
@@ -254,7 +282,8 @@ def test_a_stream_larger_than_the_event_cap_in_small_events_is_read_whole():
     chunk = ("data: " + json.dumps({"choices": [{"delta": {"content": text}}]}) + "\n\n").encode() * 100
     source = Source(chunk, (MAX_EVENT_BYTES // len(chunk)) * 2, tail=b"data: [DONE]\n\n")
     answer = _provider(lambda request: httpx.Response(200, headers=SSE, content=source), "openai").complete(
-        _request(stream=True))
+        _request(stream=True)
+    )
     assert len(answer.text) == 100_000 * source.count
 
 
@@ -266,13 +295,17 @@ def test_json_nested_too_deep_is_a_provider_error(stream):
     """An answer or an event whose JSON nests deeper than the decoder goes fails as a provider error."""
     deep = b"[" * 200_000
     body = b"data: " + deep + b"\n\n" if stream else deep
-    provider = _provider(lambda request: httpx.Response(200, headers=SSE if stream else {}, content=iter([body])),
-                         "openai")
+    provider = _provider(
+        lambda request: httpx.Response(200, headers=SSE if stream else {}, content=iter([body])), "openai"
+    )
     assert _failure(provider, stream).status is None
 
 
-@pytest.mark.parametrize("base_url", ["ftp://provider.test/v1", "provider.test/v1", "https:///v1", "http://h:port"],
-                         ids=["ftp", "no-scheme", "no-host", "bad-port"])
+@pytest.mark.parametrize(
+    "base_url",
+    ["ftp://provider.test/v1", "provider.test/v1", "https:///v1", "http://h:port"],
+    ids=["ftp", "no-scheme", "no-host", "bad-port"],
+)
 def test_a_base_url_that_is_not_http_cannot_make_a_provider(base_url):
     """A base URL that is not http or https with a host is refused when the provider is made."""
     with pytest.raises(ValueError):
@@ -286,11 +319,19 @@ def test_a_timeout_that_is_not_a_positive_bounded_number_is_refused(timeout):
         HttpProvider("openai", "https://provider.test", timeout=timeout)
 
 
-@pytest.mark.parametrize("exc", [httpx.UnsupportedProtocol("ftp"), httpx.LocalProtocolError("bad header"),
-                                 httpx.ProxyError("proxy down"), httpx.DecodingError("bad body")],
-                         ids=["protocol", "local-protocol", "proxy", "decoding"])
+@pytest.mark.parametrize(
+    "exc",
+    [
+        httpx.UnsupportedProtocol("ftp"),
+        httpx.LocalProtocolError("bad header"),
+        httpx.ProxyError("proxy down"),
+        httpx.DecodingError("bad body"),
+    ],
+    ids=["protocol", "local-protocol", "proxy", "decoding"],
+)
 def test_any_failure_of_the_exchange_is_a_provider_error(exc):
     """A transport failure outside the usual ones is still a provider error naming the provider, not a crash."""
+
     def fail(request):
         raise exc
 
@@ -300,20 +341,27 @@ def test_any_failure_of_the_exchange_is_a_provider_error(exc):
 # -- header values ---------------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("api_key", ["sk-ok\r\nx-evil: 1", "sk-\u00e9t\u00e9", "sk\x00"],
-                         ids=["crlf", "non-ascii", "nul"])
+@pytest.mark.parametrize(
+    "api_key", ["sk-ok\r\nx-evil: 1", "sk-\u00e9t\u00e9", "sk\x00"], ids=["crlf", "non-ascii", "nul"]
+)
 def test_an_api_key_that_is_no_header_value_is_never_sent(api_key):
     """An API key holding CR/LF, a control character or non-ASCII fails the call naming no secret, sending
     nothing."""
     sent = []
-    provider = HttpProvider("openai", "https://provider.test", api_key=api_key,
-                            client=httpx.Client(transport=httpx.MockTransport(sent.append)))
+    provider = HttpProvider(
+        "openai",
+        "https://provider.test",
+        api_key=api_key,
+        client=httpx.Client(transport=httpx.MockTransport(sent.append)),
+    )
     error = _failure(provider)
     assert sent == [] and "authorization" in str(error) and api_key not in str(error)
 
 
-@given(key=st.text(max_size=20), api_key=st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7e),
-                                                 max_size=20))
+@given(
+    key=st.text(max_size=20),
+    api_key=st.text(alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=20),
+)
 @example(key="k\r\nx-injected: 1", api_key="sk")
 @example(key="caf\u00e9", api_key="")
 @settings(max_examples=50)
@@ -325,10 +373,19 @@ def test_every_header_the_client_sends_is_printable_ascii(key, api_key):
         sent.append(request)
         return httpx.Response(200, json={"output": []})
 
-    request = ProviderRequest(model="m", messages=(RenderedMessage("user", "go"),), max_tokens=5, reasoning=None,
-                              stream=False, prompt_cache_key=key, transport_session=None, parent_session=None)
-    HttpProvider("codex", "https://provider.test", api_key=api_key,
-                 client=httpx.Client(transport=httpx.MockTransport(answer))).complete(request)
+    request = ProviderRequest(
+        model="m",
+        messages=(RenderedMessage("user", "go"),),
+        max_tokens=5,
+        reasoning=None,
+        stream=False,
+        prompt_cache_key=key,
+        transport_session=None,
+        parent_session=None,
+    )
+    HttpProvider(
+        "codex", "https://provider.test", api_key=api_key, client=httpx.Client(transport=httpx.MockTransport(answer))
+    ).complete(request)
     (wire,) = sent
     assert all(re.fullmatch(rb"[\x20-\x7e]*", value) for _, value in wire.headers.raw)
 
@@ -345,29 +402,48 @@ def _leaks(text):
     return [secret[:size] for secret in SECRETS for size in range(6, len(secret) + 1) if secret[:size] in text]
 
 
-@pytest.mark.parametrize("status, body, stream", [
-    (401, json.dumps({"error": {"message": f"Incorrect API key provided: {KEY}."}}), False),
-    (400, f"echo: authorization: Bearer {KEY}; x-api-key: {KEY}", False),
-    (500, "x" * 290 + KEY, False),
-    (403, f"denied for {URL}", True),
-    (200, f'event: error\ndata: {{"type":"error","error":{{"message":"bad key {KEY}"}}}}\n\n', True),
-    (200, f"data: {'y' * 190}{KEY}\n\n", True),
-], ids=["echoed-key", "echoed-headers", "key-cut-by-the-excerpt", "echoed-url", "stream-error-event",
-        "key-cut-in-an-event-quote"])
+@pytest.mark.parametrize(
+    "status, body, stream",
+    [
+        (401, json.dumps({"error": {"message": f"Incorrect API key provided: {KEY}."}}), False),
+        (400, f"echo: authorization: Bearer {KEY}; x-api-key: {KEY}", False),
+        (500, "x" * 290 + KEY, False),
+        (403, f"denied for {URL}", True),
+        (200, f'event: error\ndata: {{"type":"error","error":{{"message":"bad key {KEY}"}}}}\n\n', True),
+        (200, f"data: {'y' * 190}{KEY}\n\n", True),
+    ],
+    ids=[
+        "echoed-key",
+        "echoed-headers",
+        "key-cut-by-the-excerpt",
+        "echoed-url",
+        "stream-error-event",
+        "key-cut-in-an-event-quote",
+    ],
+)
 def test_error_messages_never_show_credentials(status, body, stream):
     """An error whose body or event echoes the API key or the base URL's user info and query shows none of them."""
     headers = SSE if stream and status == 200 else {}
-    provider = HttpProvider("anthropic", URL, api_key=KEY,
-                            client=httpx.Client(transport=httpx.MockTransport(
-                                lambda request: httpx.Response(status, headers=headers, content=body.encode()))))
+    provider = HttpProvider(
+        "anthropic",
+        URL,
+        api_key=KEY,
+        client=httpx.Client(
+            transport=httpx.MockTransport(
+                lambda request: httpx.Response(status, headers=headers, content=body.encode())
+            )
+        ),
+    )
     error = _failure(provider, stream)
     assert _leaks(str(error)) == [] and (error.status == status or status == 200)
 
 
-@pytest.mark.parametrize("exc", [httpx.ConnectError(f"refused at {URL}"), httpx.ReadTimeout("slow")],
-                         ids=["refused", "timeout"])
+@pytest.mark.parametrize(
+    "exc", [httpx.ConnectError(f"refused at {URL}"), httpx.ReadTimeout("slow")], ids=["refused", "timeout"]
+)
 def test_a_transport_failure_names_the_host_without_credentials(exc):
     """A refused connection or a timeout names the provider's host but not the base URL's user info or query."""
+
     def fail(request):
         raise exc
 
@@ -379,8 +455,10 @@ def test_a_transport_failure_names_the_host_without_credentials(exc):
 def test_a_scenario_answer_shows_no_credential():
     """A black-box scenario whose provider echoes the key answers a provider_error that holds no credential."""
     echo = httpx.Response(401, text=f"bad key {KEY} for {URL}")
-    params = {"runtime": {"http_provider": {"kind": "openai", "base_url": URL, "api_key": KEY, "timeout_ms": 2000}},
-              "steps": [{"call": {"input": {}, "snapshot": [{"role": "user", "content": "go"}]}}]}
+    params = {
+        "runtime": {"http_provider": {"kind": "openai", "base_url": URL, "api_key": KEY, "timeout_ms": 2000}},
+        "steps": [{"call": {"input": {}, "snapshot": [{"role": "user", "content": "go"}]}}],
+    }
     with respx.mock() as mock:
         mock.route(host="provider.test").mock(return_value=echo)
         out = ReferenceAdapter().scenario(params)

@@ -21,6 +21,7 @@ def _chat(*chunks: str):
 
 # --- answers (non-streaming) ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("payload", [[], ["choices"], "text", None, {}, {"choices": []}, {"choices": ["x"]}])
 def test_chat_completion_without_a_choice_is_a_provider_error(payload):
     """A chat completion that is not an object with a first choice object fails with a message naming the choices."""
@@ -36,8 +37,10 @@ def test_chat_completion_without_message_text_answers_empty(message):
     assert answer == ProviderAnswer("", "stop", ZERO_USAGE)
 
 
-@pytest.mark.parametrize("choice_reason, expected", [("length", "length"), ("content_filter", "content_filter"),
-                                                     (None, "stop"), ("", "stop"), ("absent", "stop")])
+@pytest.mark.parametrize(
+    "choice_reason, expected",
+    [("length", "length"), ("content_filter", "content_filter"), (None, "stop"), ("", "stop"), ("absent", "stop")],
+)
 def test_chat_completion_finish_reason_defaults_to_stop(choice_reason, expected):
     """The choice's finish reason is kept as given; a null, empty or missing one reads as stop."""
     choice = {"index": 0, "message": {"role": "assistant", "content": "hi"}}
@@ -48,11 +51,18 @@ def test_chat_completion_finish_reason_defaults_to_stop(choice_reason, expected)
 
 # --- stream chunks --------------------------------------------------------------------------------------------------
 
+
 def test_chat_stream_reads_only_the_first_choice():
     """A chunk with several choices contributes the first choice's text and finish reason only."""
-    chunk = _compact({"id": "c", "choices": [
-        {"index": 0, "delta": {"content": "first"}, "finish_reason": None},
-        {"index": 1, "delta": {"content": "second"}, "finish_reason": "length"}]})
+    chunk = _compact(
+        {
+            "id": "c",
+            "choices": [
+                {"index": 0, "delta": {"content": "first"}, "finish_reason": None},
+                {"index": 1, "delta": {"content": "second"}, "finish_reason": "length"},
+            ],
+        }
+    )
     state = _chat(chunk)
     assert (state.text, state.finish_reason) == (["first"], "")
 
@@ -91,22 +101,29 @@ def test_chat_stream_empty_finish_reason_leaves_it_unset():
 
 def test_chat_stream_finish_reason_is_the_choices_own():
     """A key named finish_reason inside the delta is not taken for the choice's finish reason."""
-    chunk = _compact({"choices": [{"index": 0, "delta": {"content": "a", "finish_reason": "bogus"},
-                                   "finish_reason": "length"}]})
+    chunk = _compact(
+        {"choices": [{"index": 0, "delta": {"content": "a", "finish_reason": "bogus"}, "finish_reason": "length"}]}
+    )
     state = _chat(chunk)
     assert (state.text, state.finish_reason) == (["a"], "length")
 
 
-@pytest.mark.parametrize("payload", [[{"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "stop"}]}],
-                                     ["x", {"delta": {"content": "x"}, "finish_reason": "stop"}]])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        [{"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": "stop"}]}],
+        ["x", {"delta": {"content": "x"}, "finish_reason": "stop"}],
+    ],
+)
 def test_chat_stream_chunk_that_is_not_an_object_is_ignored(payload):
     """A chunk whose JSON value is not an object adds no text and sets no finish reason."""
     state = _chat(_compact(payload))
     assert (state.text, state.finish_reason, state.done) == ([], "", False)
 
 
-@pytest.mark.parametrize("error, message", [({"message": "boom", "type": "server_error"}, "boom"),
-                                            ("plain failure", "plain failure")])
+@pytest.mark.parametrize(
+    "error, message", [({"message": "boom", "type": "server_error"}, "boom"), ("plain failure", "plain failure")]
+)
 def test_chat_stream_error_chunk_names_the_error(error, message):
     """An error chunk fails the stream with the error's message, or the error itself when it is not an object."""
     with pytest.raises(ProviderError) as info:
@@ -116,8 +133,9 @@ def test_chat_stream_error_chunk_names_the_error(error, message):
 
 def test_chat_stream_error_chunk_with_a_delta_still_fails():
     """A chunk that reports an error fails the stream even when it also carries a delta."""
-    chunk = _compact({"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": None}],
-                      "error": {"message": "boom"}})
+    chunk = _compact(
+        {"choices": [{"index": 0, "delta": {"content": "x"}, "finish_reason": None}], "error": {"message": "boom"}}
+    )
     with pytest.raises(ProviderError) as info:
         _chat(chunk)
     assert "boom" in str(info.value)
@@ -134,20 +152,52 @@ def test_chat_stream_chunk_that_is_not_json_is_quoted_up_to_200_characters():
 USAGE = {"prompt_tokens": 7, "completion_tokens": 2, "prompt_tokens_details": {"cached_tokens": 5}}
 
 
-@pytest.mark.parametrize("chunks, text, reason, usage", [
-    (['{"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}'], "Hi", "", ZERO_USAGE),
-    (['{"choices":[{"index":0,"delta":{"content":5},"finish_reason":null}]}'], "", "", ZERO_USAGE),
-    (['{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[]},"finish_reason":"length"}]}'],
-     "a", "length", ZERO_USAGE),
-    (['{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}],"usage":' + _compact(USAGE) + "}"],
-     "a", "", {"input_tokens": 7, "output_tokens": 2, "cache_read_tokens": 5, "cache_creation_tokens": 0}),
-    (['{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}',
-      '{"choices":[{"index":0,"delta":{"content":"b"},"n":1234567890123456789,"finish_reason":null}]}'],
-     "ab", "", ZERO_USAGE),
-    (['{"choices":[{"index":0,"delta":{"content":"a"}}]}', '{"choices":[{"index":0,"delta":{"content":"b"}}]}',
-      '{"choices":[{"index":0,"delta":{"content":"c"},"finish_reason":"stop"}]}'], "abc", "stop", ZERO_USAGE),
-], ids=["delta-with-role", "content-not-a-string", "logprobs-object", "usage-in-the-delta-chunk", "frame-changes",
-        "frame-repeats"])
+@pytest.mark.parametrize(
+    "chunks, text, reason, usage",
+    [
+        (['{"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi"}}]}'], "Hi", "", ZERO_USAGE),
+        (['{"choices":[{"index":0,"delta":{"content":5},"finish_reason":null}]}'], "", "", ZERO_USAGE),
+        (
+            ['{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":{"content":[]},"finish_reason":"length"}]}'],
+            "a",
+            "length",
+            ZERO_USAGE,
+        ),
+        (
+            ['{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}],"usage":' + _compact(USAGE) + "}"],
+            "a",
+            "",
+            {"input_tokens": 7, "output_tokens": 2, "cache_read_tokens": 5, "cache_creation_tokens": 0},
+        ),
+        (
+            [
+                '{"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":null}]}',
+                '{"choices":[{"index":0,"delta":{"content":"b"},"n":1234567890123456789,"finish_reason":null}]}',
+            ],
+            "ab",
+            "",
+            ZERO_USAGE,
+        ),
+        (
+            [
+                '{"choices":[{"index":0,"delta":{"content":"a"}}]}',
+                '{"choices":[{"index":0,"delta":{"content":"b"}}]}',
+                '{"choices":[{"index":0,"delta":{"content":"c"},"finish_reason":"stop"}]}',
+            ],
+            "abc",
+            "stop",
+            ZERO_USAGE,
+        ),
+    ],
+    ids=[
+        "delta-with-role",
+        "content-not-a-string",
+        "logprobs-object",
+        "usage-in-the-delta-chunk",
+        "frame-changes",
+        "frame-repeats",
+    ],
+)
 def test_chat_stream_chunks_read_as_a_whole(chunks, text, reason, usage):
     """Chat chunks give the first choice's string text, its finish reason and the usage, whatever frame they repeat."""
     state = _chat(*chunks)
@@ -180,8 +230,12 @@ def test_chat_stream_error_before_the_choices_fails(first):
 
 # --- stream chunks of every shape (hypothesis) ----------------------------------------------------------------------
 
-CHUNK_TEXT = st.lists(st.sampled_from(['a', ' ', '"', '\\', '"delta":', '"finish_reason":', '{', '}', 'é', '\n',
-                                       '"usage":{', '"error":']), max_size=12).map("".join)
+CHUNK_TEXT = st.lists(
+    st.sampled_from(
+        ["a", " ", '"', "\\", '"delta":', '"finish_reason":', "{", "}", "é", "\n", '"usage":{', '"error":']
+    ),
+    max_size=12,
+).map("".join)
 
 
 def _choice(draw, with_delta: bool) -> dict:
@@ -189,10 +243,13 @@ def _choice(draw, with_delta: bool) -> dict:
     if with_delta:
         keys.insert(draw(st.integers(0, len(keys))), "delta")
     values = {
-        "index": st.integers(0, 2), "logprobs": st.one_of(st.none(), st.just({"content": []})),
-        "finish_reason": st.sampled_from([None, "", "stop", "length"]), "note": CHUNK_TEXT,
-        "delta": st.one_of(st.just({}), CHUNK_TEXT.map(lambda text: {"content": text}),
-                           st.just({"role": "assistant", "content": None})),
+        "index": st.integers(0, 2),
+        "logprobs": st.one_of(st.none(), st.just({"content": []})),
+        "finish_reason": st.sampled_from([None, "", "stop", "length"]),
+        "note": CHUNK_TEXT,
+        "delta": st.one_of(
+            st.just({}), CHUNK_TEXT.map(lambda text: {"content": text}), st.just({"role": "assistant", "content": None})
+        ),
     }
     return {key: draw(values[key]) for key in keys}
 
@@ -204,7 +261,8 @@ def chat_chunks(draw) -> dict:
     parts = {"choices": choices}
     for key in draw(st.lists(st.sampled_from(["id", "model", "meta", "usage"]), unique=True, max_size=3)):
         parts[key] = {
-            "id": CHUNK_TEXT, "model": CHUNK_TEXT,
+            "id": CHUNK_TEXT,
+            "model": CHUNK_TEXT,
             "meta": st.just({"delta": {"content": "not the answer"}, "finish_reason": "length"}),
             "usage": st.one_of(st.none(), st.just({"prompt_tokens": 3, "completion_tokens": 4})),
         }[key]
@@ -245,14 +303,27 @@ def test_chat_stream_reads_the_first_choice_of_every_chunk(chunks, compact):
     assert ("".join(state.text), state.finish_reason) == ("".join(text), reason)
 
 
-@pytest.mark.parametrize("data, text, reason", [
-    ('{"choices":[{"index":0,"finish_reason":"length","delta":{"content":"a"}}]}', "a", "length"),
-    ('{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{},"finish_reason":"length"}]}', "a", ""),
-    ('{"meta":{"delta":{"content":"x"}},"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}',
-     "a", "stop"),
-    ('{"choices":[{"index":0,"delta":{"content":"a"},"note":"}","finish_reason":"length"}]}', "a", "length"),
-    ('{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":"length"}]}', "a", "length"),
-], ids=["reason-before-delta", "reason-in-second-choice", "delta-outside-choices", "brace-in-a-string", "openai-order"])
+@pytest.mark.parametrize(
+    "data, text, reason",
+    [
+        ('{"choices":[{"index":0,"finish_reason":"length","delta":{"content":"a"}}]}', "a", "length"),
+        ('{"choices":[{"index":0,"delta":{"content":"a"}},{"index":1,"delta":{},"finish_reason":"length"}]}', "a", ""),
+        (
+            '{"meta":{"delta":{"content":"x"}},"choices":[{"index":0,"delta":{"content":"a"},"finish_reason":"stop"}]}',
+            "a",
+            "stop",
+        ),
+        ('{"choices":[{"index":0,"delta":{"content":"a"},"note":"}","finish_reason":"length"}]}', "a", "length"),
+        ('{"choices":[{"index":0,"delta":{"content":"a"},"logprobs":null,"finish_reason":"length"}]}', "a", "length"),
+    ],
+    ids=[
+        "reason-before-delta",
+        "reason-in-second-choice",
+        "delta-outside-choices",
+        "brace-in-a-string",
+        "openai-order",
+    ],
+)
 def test_chat_chunk_reads_the_first_choice_whatever_the_key_order(data, text, reason):
     """A chat chunk's text and finish reason come from its first choice, whatever order its keys come in."""
     state = _chat(data)

@@ -26,35 +26,68 @@ from ._helpers import GOOD_REQUEST as GOOD
 
 
 def _request(**fields):
-    base = dict(model="m", messages=(RenderedMessage("system", "sys"), RenderedMessage("user", "u")), max_tokens=9,
-                reasoning=None, stream=False, prompt_cache_key="k", transport_session="t", parent_session="p")
+    base = dict(
+        model="m",
+        messages=(RenderedMessage("system", "sys"), RenderedMessage("user", "u")),
+        max_tokens=9,
+        reasoning=None,
+        stream=False,
+        prompt_cache_key="k",
+        transport_session="t",
+        parent_session="p",
+    )
     return ProviderRequest(**{**base, **fields})
 
 
 # --- the neutral request --------------------------------------------------------------------------------------------
 
+
 def test_provider_request_to_json():
     """A request's JSON form holds every field, tools as an empty list."""
     assert _request(reasoning="high", stream=True).to_json() == {
-        "model": "m", "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "u"}],
-        "tools": [], "max_tokens": 9, "reasoning": "high", "stream": True, "prompt_cache_key": "k",
-        "transport_session": "t", "parent_session": "p", "advisor_cache_profile": True,
+        "model": "m",
+        "messages": [{"role": "system", "content": "sys"}, {"role": "user", "content": "u"}],
+        "tools": [],
+        "max_tokens": 9,
+        "reasoning": "high",
+        "stream": True,
+        "prompt_cache_key": "k",
+        "transport_session": "t",
+        "parent_session": "p",
+        "advisor_cache_profile": True,
     }
 
 
 def test_provider_request_round_trips_through_json():
     """A request read back from its JSON form (with a call index) is the same request."""
-    for request in (_request(), _request(reasoning="x", stream=True, advisor_cache_profile=False,
-                                         transport_session=None, parent_session=None, prompt_cache_key="")):
+    for request in (
+        _request(),
+        _request(
+            reasoning="x",
+            stream=True,
+            advisor_cache_profile=False,
+            transport_session=None,
+            parent_session=None,
+            prompt_cache_key="",
+        ),
+    ):
         assert provider_request_from_json({"call": 3, **request.to_json()}) == request
 
 
 def test_provider_request_defaults_from_json():
     """Only model, messages and max_tokens are required; the rest default to no reasoning, no stream, no key."""
     request = provider_request_from_json({"model": "m", "messages": [], "max_tokens": 1})
-    assert request == ProviderRequest(model="m", messages=(), max_tokens=1, reasoning=None, stream=False,
-                                      prompt_cache_key="", transport_session=None, parent_session=None,
-                                      advisor_cache_profile=True)
+    assert request == ProviderRequest(
+        model="m",
+        messages=(),
+        max_tokens=1,
+        reasoning=None,
+        stream=False,
+        prompt_cache_key="",
+        transport_session=None,
+        parent_session=None,
+        advisor_cache_profile=True,
+    )
 
 
 @pytest.mark.parametrize(
@@ -81,15 +114,37 @@ def test_provider_request_defaults_from_json():
         ({**GOOD, "messages": ["hi"]}, "request.messages[0]"),
         ({**GOOD, "messages": [{"role": "user"}]}, "request.messages[0]"),
         ({**GOOD, "messages": [{"role": "user", "content": "a", "name": "n"}]}, "request.messages[0]"),
-        ({**GOOD, "messages": [{"role": "user", "content": "a"}, {"role": "tool", "content": "r"}]},
-         "request.messages[1]"),
+        (
+            {**GOOD, "messages": [{"role": "user", "content": "a"}, {"role": "tool", "content": "r"}]},
+            "request.messages[1]",
+        ),
         ({**GOOD, "messages": [{"role": "assistant", "content": None}]}, "request.messages[0]"),
     ],
-    ids=["not-object", "unknown-field", "no-model", "no-messages", "no-max-tokens", "number-model", "object-messages",
-         "string-max-tokens", "boolean-max-tokens", "number-reasoning", "number-stream", "null-stream",
-         "null-cache-key", "number-transport-session", "boolean-parent-session", "string-cache-profile",
-         "object-tools", "some-tools", "string-message", "message-without-content", "message-with-name",
-         "tool-role", "null-content"],
+    ids=[
+        "not-object",
+        "unknown-field",
+        "no-model",
+        "no-messages",
+        "no-max-tokens",
+        "number-model",
+        "object-messages",
+        "string-max-tokens",
+        "boolean-max-tokens",
+        "number-reasoning",
+        "number-stream",
+        "null-stream",
+        "null-cache-key",
+        "number-transport-session",
+        "boolean-parent-session",
+        "string-cache-profile",
+        "object-tools",
+        "some-tools",
+        "string-message",
+        "message-without-content",
+        "message-with-name",
+        "tool-role",
+        "null-content",
+    ],
 )
 def test_provider_request_json_errors_name_the_field(raw, at):
     """A malformed neutral request is an invalid_input error at the field, whose message names it."""
@@ -115,6 +170,7 @@ def test_provider_request_accepts_every_role_and_empty_tools():
 
 # --- answers and errors ---------------------------------------------------------------------------------------------
 
+
 def test_provider_answer_and_error_defaults():
     """An answer stops on ``stop`` with no usage by default; an error has no status unless given."""
     assert (ProviderAnswer("t").finish_reason, dict(ProviderAnswer("t").usage)) == ("stop", {})
@@ -124,6 +180,7 @@ def test_provider_answer_and_error_defaults():
 
 # --- the scripted provider ------------------------------------------------------------------------------------------
 
+
 def test_scripted_reply_defaults():
     """A scripted reply defaults to an empty answer that stops, with no error, status or delay."""
     assert ScriptedReply() == ScriptedReply(text="", finish_reason="stop", error=None, status=None, delay_s=0.0)
@@ -131,8 +188,13 @@ def test_scripted_reply_defaults():
 
 def test_scripted_provider_answers_in_order_and_records_requests():
     """The scripted provider answers its replies in order, records each request, then fails with none left."""
-    provider = ScriptedProvider([ScriptedReply(text="a", finish_reason="length"), ScriptedReply(text="b"),
-                                 ScriptedReply(error="down", status=503)])
+    provider = ScriptedProvider(
+        [
+            ScriptedReply(text="a", finish_reason="length"),
+            ScriptedReply(text="b"),
+            ScriptedReply(error="down", status=503),
+        ]
+    )
     first, second, third, fourth = (_request(model=str(i)) for i in range(4))
     assert provider.complete(first) == ProviderAnswer("a", "length")
     assert provider.complete(second) == ProviderAnswer("b", "stop")

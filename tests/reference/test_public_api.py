@@ -32,8 +32,15 @@ def test_build_request_defaults():
 #: The extension points: the public methods and state a variant of the reference overrides or uses (the broken,
 #: mistaken and alternative implementations in tests/fakes do). Each is documented on its class.
 EXTENSION_POINTS = {
-    "advisor_reference.wire.HttpProvider": ("complete", "complete_plain", "complete_stream", "open_response",
-                                            "read_error_body", "raise_for_status", "send"),
+    "advisor_reference.wire.HttpProvider": (
+        "complete",
+        "complete_plain",
+        "complete_stream",
+        "open_response",
+        "read_error_body",
+        "raise_for_status",
+        "send",
+    ),
     "advisor_reference.UseCounter": ("take", "used", "lock"),
     "advisor_reference.BudgetStore": ("counter", "new_counter"),
     "advisor_reference.CacheKeyStore": ("key", "setdefault"),
@@ -97,9 +104,16 @@ def test_http_provider_steps_are_the_methods_complete_calls():
 
     client = httpx.Client(transport=httpx.MockTransport(lambda request: httpx.Response(400, text="no")))
     provider = Recording("openai", "https://provider.test", client=client)
-    request = ProviderRequest(model="m", messages=(advisor_reference.RenderedMessage("user", "hi"),), max_tokens=10,
-                              reasoning=None, stream=False, prompt_cache_key="k" * 32, transport_session=None,
-                              parent_session=None)
+    request = ProviderRequest(
+        model="m",
+        messages=(advisor_reference.RenderedMessage("user", "hi"),),
+        max_tokens=10,
+        reasoning=None,
+        stream=False,
+        prompt_cache_key="k" * 32,
+        transport_session=None,
+        parent_session=None,
+    )
     with pytest.raises(advisor_reference.ProviderError, match="no stream here"):
         provider.complete(request)
     assert steps == ["plain", "status 400", "stream"]
@@ -137,9 +151,15 @@ def test_fakes_use_only_the_public_names_of_the_reference():
     private = set()
     for path in root.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            name = (node.name if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
-                    else node.attr if isinstance(node, ast.Attribute)
-                    else node.id if isinstance(node, ast.Name) else "")
+            name = (
+                node.name
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                else node.attr
+                if isinstance(node, ast.Attribute)
+                else node.id
+                if isinstance(node, ast.Name)
+                else ""
+            )
             if name.startswith("_") and not name.startswith("__"):
                 private.add(name)
     fakes = Path(__file__).resolve().parents[1] / "fakes"
@@ -152,11 +172,17 @@ def test_fakes_use_only_the_public_names_of_the_reference():
                     found.append(f"{where}: imports the private module {node.module}")
                 found += [f"{where}: imports {alias.name}" for alias in node.names if alias.name.startswith("_")]
             elif isinstance(node, ast.Import):
-                found += [f"{where}: imports {alias.name}" for alias in node.names
-                          if alias.name.startswith("advisor_reference._")]
+                found += [
+                    f"{where}: imports {alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("advisor_reference._")
+                ]
             elif isinstance(node, ast.ClassDef):
-                found += [f"{where}: overrides {item.name}" for item in node.body
-                          if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in private]
+                found += [
+                    f"{where}: overrides {item.name}"
+                    for item in node.body
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name in private
+                ]
             elif isinstance(node, ast.Attribute) and node.attr in private:
                 found.append(f"{where}: uses {node.attr}")
     assert len(list(fakes.rglob("*.py"))) > 5

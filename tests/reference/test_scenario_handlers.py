@@ -17,6 +17,7 @@ from ._helpers import HEX32, SNAPSHOT, FakeHttp, answer, call, scenario, spent_n
 
 # --- handlers, cache keys and budgets -------------------------------------------------------------------------------
 
+
 def _keys(steps, runtime=None):
     out = answer(scenario(steps, {"max_uses_per_run": 20, "child_max_uses": 20, **(runtime or {})}))
     assert all("result" in outcome for outcome in out["calls"]), out["calls"]
@@ -26,15 +27,17 @@ def _keys(steps, runtime=None):
 
 def test_one_handler_per_agent_conversation_and_turn():
     """Calls of the same agent, conversation and turn share a handler's key; any other call gets a fresh one."""
-    keys = _keys([
-        {"call": call()},
-        {"call": call(conversation=1, turn=1)},
-        {"call": call(turn=2)},
-        {"call": call(conversation=2)},
-        {"call": call(agent="c")},
-        {"call": call(agent="c", turn=1, conversation=1)},
-        {"call": call(agent="d")},
-    ])
+    keys = _keys(
+        [
+            {"call": call()},
+            {"call": call(conversation=1, turn=1)},
+            {"call": call(turn=2)},
+            {"call": call(conversation=2)},
+            {"call": call(agent="c")},
+            {"call": call(agent="c", turn=1, conversation=1)},
+            {"call": call(agent="d")},
+        ]
+    )
     assert all(HEX32.fullmatch(key) for key in keys)
     assert keys[0] == keys[1] and keys[4] == keys[5]
     assert len({keys[0], keys[2], keys[3], keys[4], keys[6]}) == 5
@@ -42,13 +45,16 @@ def test_one_handler_per_agent_conversation_and_turn():
 
 def test_store_key_is_shared_by_every_handler():
     """With a key in the store's advisor slot, every handler of every agent sends that key."""
-    keys = _keys([{"call": call()}, {"call": call(turn=2)}, {"call": call(conversation=3, agent="c")}],
-                 {"cache_key_store": {"advisor": "shared-key"}})
+    keys = _keys(
+        [{"call": call()}, {"call": call(turn=2)}, {"call": call(conversation=3, agent="c")}],
+        {"cache_key_store": {"advisor": "shared-key"}},
+    )
     assert keys == ["shared-key"] * 3
 
 
-@pytest.mark.parametrize("store", [{}, {"advisor": ""}, {"other": "not-this"}, None],
-                         ids=["empty", "empty-key", "other-slot", "null"])
+@pytest.mark.parametrize(
+    "store", [{}, {"advisor": ""}, {"other": "not-this"}, None], ids=["empty", "empty-key", "other-slot", "null"]
+)
 def test_store_without_an_advisor_key_lets_handlers_mint_keys(store):
     """A store with no key for the advisor slot (or none at all) makes each handler mint its own key."""
     keys = _keys([{"call": call()}, {"call": call(turn=2)}], {"cache_key_store": store})
@@ -87,17 +93,28 @@ def test_empty_concurrent_step_is_allowed():
 
 def test_children_have_their_own_budget():
     """Each child id has its own counter with the child cap; the main agent's cap is apart from them."""
-    steps = [{"call": call(agent="a")}, {"call": call(agent="a", turn=2)}, {"call": call(agent="b")},
-             {"call": call()}, {"call": call(turn=2)}, {"call": call(turn=3)}]
+    steps = [
+        {"call": call(agent="a")},
+        {"call": call(agent="a", turn=2)},
+        {"call": call(agent="b")},
+        {"call": call()},
+        {"call": call(turn=2)},
+        {"call": call(turn=3)},
+    ]
     out = answer(scenario(steps, {"max_uses_per_run": 2, "child_max_uses": 1}))
     assert out["calls"] == [
-        {"result": "ok"}, {"result": spent_note(1, 1)}, {"result": "ok"},
-        {"result": "ok"}, {"result": "ok"}, {"result": spent_note(2, 2)},
+        {"result": "ok"},
+        {"result": spent_note(1, 1)},
+        {"result": "ok"},
+        {"result": "ok"},
+        {"result": "ok"},
+        {"result": spent_note(2, 2)},
     ]
 
 
-@pytest.mark.parametrize("runtime, used_max", [({}, (3, 3)), ({"max_uses_per_run": 0}, (0, 0))],
-                         ids=["default-cap", "zero-cap"])
+@pytest.mark.parametrize(
+    "runtime, used_max", [({}, (3, 3)), ({"max_uses_per_run": 0}, (0, 0))], ids=["default-cap", "zero-cap"]
+)
 def test_main_agent_cap(runtime, used_max):
     """The main agent's cap defaults to 3 uses; a cap of 0 spends the budget at once (0/0)."""
     steps = [{"call": call(turn=turn)} for turn in range(5)]
@@ -114,6 +131,7 @@ def test_child_cap_defaults_to_one():
 
 
 # --- missing snapshot and files -------------------------------------------------------------------------------------
+
 
 def _error_message(outcome, code, at):
     """The message of a call's error outcome, checked to have this code and ``at``, and to name that path."""
@@ -140,8 +158,9 @@ def test_call_without_input_is_a_bare_call():
 
 def test_files_without_a_work_dir_are_refused():
     """Files named in a scenario without a work_dir are a file_error at input.files and cost no use."""
-    out = answer(scenario([{"call": call(input={"files": ["a.txt"]})}, {"call": call(turn=2)}],
-                          {"max_uses_per_run": 1}))
+    out = answer(
+        scenario([{"call": call(input={"files": ["a.txt"]})}, {"call": call(turn=2)}], {"max_uses_per_run": 1})
+    )
     _error_message(out["calls"][0], "file_error", "input.files")
     assert out["calls"][1] == {"result": "ok"}
 
@@ -153,11 +172,16 @@ def test_work_dir_settings_reach_the_path_policy(tmp_path):
     (work / "keys" / "id").write_text("secret")
     (work / "a.txt").write_text("alpha")
     (tmp_path / "out.txt").write_text("outside")
-    steps = [{"call": call(turn=1, input={"files": ["a.txt"]})},
-             {"call": call(turn=2, input={"files": ["keys/id"]})},
-             {"call": call(turn=3, input={"files": ["../out.txt"]})}]
-    out = answer(scenario(steps, {"blocked_paths": ["keys"], "confine_to_work_dir": True, "max_uses_per_run": 5},
-                          work_dir=str(work)))
+    steps = [
+        {"call": call(turn=1, input={"files": ["a.txt"]})},
+        {"call": call(turn=2, input={"files": ["keys/id"]})},
+        {"call": call(turn=3, input={"files": ["../out.txt"]})},
+    ]
+    out = answer(
+        scenario(
+            steps, {"blocked_paths": ["keys"], "confine_to_work_dir": True, "max_uses_per_run": 5}, work_dir=str(work)
+        )
+    )
     assert out["calls"][0] == {"result": "ok"}
     assert "keys/id" in _error_message(out["calls"][1], "file_error", "input.files[0]")
     assert "../out.txt" in _error_message(out["calls"][2], "file_error", "input.files[0]")
@@ -169,12 +193,15 @@ def test_work_dir_settings_reach_the_path_policy(tmp_path):
 
 # --- the HTTP provider ----------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "http, made",
     [
         ({"kind": "openai", "base_url": "http://127.0.0.1:1"}, ("openai", "http://127.0.0.1:1", "", 30.0)),
-        ({"kind": "anthropic", "base_url": "http://h", "timeout_ms": 2500, "api_key": "sk"},
-         ("anthropic", "http://h", "sk", 2.5)),
+        (
+            {"kind": "anthropic", "base_url": "http://h", "timeout_ms": 2500, "api_key": "sk"},
+            ("anthropic", "http://h", "sk", 2.5),
+        ),
         ({"kind": "codex", "base_url": "http://h/", "timeout_ms": 1}, ("codex", "http://h/", "", 0.001)),
     ],
     ids=["defaults", "all-fields", "shortest-timeout"],
@@ -183,8 +210,7 @@ def test_http_provider_is_made_from_its_settings(http, made):
     """The HTTP provider gets the kind, base URL, API key and timeout (milliseconds as seconds) of the runtime."""
     FakeHttp.made = []
     steps = [{"call": call(provider=[])}, {"concurrent": [call(turn=2, provider=[])]}, {"call": {"snapshot": SNAPSHOT}}]
-    out = run_scenario(scenario(steps, {"http_provider": http}), RequestBuilder(REFERENCE_STRINGS),
-                       http_class=FakeHttp)
+    out = run_scenario(scenario(steps, {"http_provider": http}), RequestBuilder(REFERENCE_STRINGS), http_class=FakeHttp)
     (provider,) = FakeHttp.made
     assert (provider.kind, provider.base_url, provider.api_key, provider.timeout) == made
     assert out["calls"] == [{"result": f"over {made[0]}"}] * 3
@@ -196,8 +222,9 @@ def test_no_http_provider_when_runtime_has_none():
     """Without http_provider (or with it null) the calls answer from their scripted replies, no HTTP is made."""
     FakeHttp.made = []
     for runtime in ({}, {"http_provider": None}):
-        out = run_scenario(scenario([{"call": call()}], runtime), RequestBuilder(REFERENCE_STRINGS),
-                           http_class=FakeHttp)
+        out = run_scenario(
+            scenario([{"call": call()}], runtime), RequestBuilder(REFERENCE_STRINGS), http_class=FakeHttp
+        )
         assert out["calls"] == [{"result": "ok"}]
     assert FakeHttp.made == []
 

@@ -132,6 +132,7 @@ def test_the_bound_of_a_call_is_its_scripted_delays(monkeypatch):
 
 def test_an_exception_in_a_concurrent_call_is_raised_as_in_a_plain_call(monkeypatch):
     """An unexpected exception in a concurrent call reaches the caller, as it would from a call of its own step."""
+
     def broken(self, one):
         raise LookupError("a bug")
 

@@ -31,8 +31,14 @@ def test_new_cache_keys_are_32_lower_case_hex_and_fresh():
 
 @pytest.mark.parametrize(
     "keys, expected",
-    [({"advisor": "abc"}, "abc"), ({"advisor": "abc", "main": "zzz"}, "abc"), ({"main": "zzz"}, None),
-     ({"advisor": ""}, None), ({}, None), (None, None)],
+    [
+        ({"advisor": "abc"}, "abc"),
+        ({"advisor": "abc", "main": "zzz"}, "abc"),
+        ({"main": "zzz"}, None),
+        ({"advisor": ""}, None),
+        ({}, None),
+        (None, None),
+    ],
     ids=["advisor", "among-others", "other-slot", "empty-key", "empty-store", "no-keys"],
 )
 def test_cache_key_from_the_store_or_minted(keys, expected):

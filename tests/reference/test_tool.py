@@ -36,8 +36,19 @@ def test_non_object_input_is_an_error_naming_input():
         ({"files": [True]}, "input.files[0]", "boolean"),
         ({"question": 1, "files": 1}, "input.question", "number"),
     ],
-    ids=["string", "number", "array", "null-question", "array-question", "string-files", "object-files",
-         "null-files", "number-item", "boolean-item", "question-first"],
+    ids=[
+        "string",
+        "number",
+        "array",
+        "null-question",
+        "array-question",
+        "string-files",
+        "object-files",
+        "null-files",
+        "number-item",
+        "boolean-item",
+        "question-first",
+    ],
 )
 def test_tool_input_errors_name_the_field_and_the_type(raw, at, given):
     """A tool input of the wrong type is an invalid_input error at the field, whose message names the field and the

@@ -15,6 +15,7 @@ READ_CALL = {"id": "c1", "name": "read", "arguments": {"path": "a.go"}}
 
 # --- canonical JSON -------------------------------------------------------------------------------------------------
 
+
 def test_canonical_json_of_a_full_transcript():
     """Parsing a transcript and writing it back gives each message's fields, defaults left out, null content as ""."""
     raw = [
@@ -58,13 +59,21 @@ def test_canonical_json_of_a_tool_message_keeps_its_empty_fields():
 
 # --- parsed messages ------------------------------------------------------------------------------------------------
 
+
 def test_parsed_message_fields():
     """Every field of an assistant and a tool message is carried into the parsed Message."""
-    assistant, tool = parse_transcript([
-        {"role": "assistant", "content": "x", "reasoning_content": "why", "metadata": {"k": 1},
-         "tool_calls": [READ_CALL]},
-        {"role": "tool", "name": "read", "tool_call_id": "c1", "content": "out"},
-    ])
+    assistant, tool = parse_transcript(
+        [
+            {
+                "role": "assistant",
+                "content": "x",
+                "reasoning_content": "why",
+                "metadata": {"k": 1},
+                "tool_calls": [READ_CALL],
+            },
+            {"role": "tool", "name": "read", "tool_call_id": "c1", "content": "out"},
+        ]
+    )
     assert assistant == Message(
         role="assistant", content="x", tool_calls=(ToolCall("c1", "read", {"path": "a.go"}),), reasoning_content="why"
     )
@@ -77,7 +86,11 @@ def test_a_bare_message_takes_the_defaults():
     """A message with only a role has empty text, no tool calls, empty name and call id, and no metadata."""
     (message,) = parse_transcript([{"role": "user"}])
     assert (message.role, message.content, message.tool_calls, message.name, message.tool_call_id) == (
-        "user", "", (), "", ""
+        "user",
+        "",
+        (),
+        "",
+        "",
     )
     assert message.reasoning_content == ""
     assert message.metadata is None
@@ -90,6 +103,7 @@ def test_lone_surrogates_become_replacement_characters():
 
 
 # --- errors ---------------------------------------------------------------------------------------------------------
+
 
 def _error_at(raw) -> str:
     """The ``at`` of the invalid_input error that parsing ``raw`` raises, checked to be named in its message."""
@@ -113,8 +127,17 @@ def _error_at(raw) -> str:
         ([{"role": "user", "metadata": []}], "transcript[0].metadata"),
         ({"role": "user"}, "transcript"),
     ],
-    ids=["role", "unknown-field", "calls-on-user", "missing-arguments", "empty-call-name", "missing-tool-call-id",
-         "name-on-user", "metadata-array", "not-a-list"],
+    ids=[
+        "role",
+        "unknown-field",
+        "calls-on-user",
+        "missing-arguments",
+        "empty-call-name",
+        "missing-tool-call-id",
+        "name-on-user",
+        "metadata-array",
+        "not-a-list",
+    ],
 )
 def test_parse_errors_name_the_field(transcript, at):
     """A malformed transcript raises AdvisorInputError whose ``at`` is the message index and field."""
@@ -140,9 +163,23 @@ def test_parse_errors_name_the_field(transcript, at):
         ([{"role": "user", "name": "bob"}], "transcript[0].name"),
         ([{"role": "assistant", "tool_call_id": "c1"}], "transcript[0].tool_call_id"),
     ],
-    ids=["not-a-list", "message-array", "message-set", "missing-role", "null-role", "number-role", "unknown-role",
-         "boolean-reasoning", "metadata-array", "calls-on-user", "missing-tool-name", "null-tool-name",
-         "missing-tool-call-id", "name-on-user", "tool-call-id-on-assistant"],
+    ids=[
+        "not-a-list",
+        "message-array",
+        "message-set",
+        "missing-role",
+        "null-role",
+        "number-role",
+        "unknown-role",
+        "boolean-reasoning",
+        "metadata-array",
+        "calls-on-user",
+        "missing-tool-name",
+        "null-tool-name",
+        "missing-tool-call-id",
+        "name-on-user",
+        "tool-call-id-on-assistant",
+    ],
 )
 def test_message_errors_name_the_index_field_and_problem(raw, at):
     """A malformed message raises an invalid_input error whose ``at`` and message name its index and field."""
@@ -162,8 +199,17 @@ def test_message_errors_name_the_index_field_and_problem(raw, at):
         ([{"id": 7, "name": "read", "arguments": {}}], "transcript[0].tool_calls[0].id"),
         ([{"id": None, "name": "read", "arguments": {}}], "transcript[0].tool_calls[0].id"),
     ],
-    ids=["calls-object", "call-string", "unknown-call-field", "missing-call-name", "empty-call-name",
-         "missing-arguments", "arguments-array", "number-id", "null-id"],
+    ids=[
+        "calls-object",
+        "call-string",
+        "unknown-call-field",
+        "missing-call-name",
+        "empty-call-name",
+        "missing-arguments",
+        "arguments-array",
+        "number-id",
+        "null-id",
+    ],
 )
 def test_tool_call_errors_name_the_call_and_field(calls, at):
     """A malformed tool call raises AdvisorInputError whose ``at`` and message name the message, the call
@@ -172,6 +218,7 @@ def test_tool_call_errors_name_the_call_and_field(calls, at):
 
 
 # --- arguments the origin cannot decode -----------------------------------------------------------------------------
+
 
 def _nested(depth, leaf=1):
     """``leaf`` inside ``depth`` levels of objects and arrays, alternating."""
@@ -198,15 +245,19 @@ def test_arguments_nested_to_the_limit_are_kept():
     assert message.tool_calls[0].arguments == arguments
 
 
-@pytest.mark.parametrize("arguments, at", [
-    ({"n": json.loads("1e400")}, "transcript[0].tool_calls[0].arguments.n"),
-    ({"n": json.loads("-1e400")}, "transcript[0].tool_calls[0].arguments.n"),
-    ({"n": [1, {"big": 10**400}]}, "transcript[0].tool_calls[0].arguments.n[1].big"),
-    ({"n": -(10**309)}, "transcript[0].tool_calls[0].arguments.n"),
-    ({"odd key": float("nan")}, 'transcript[0].tool_calls[0].arguments["odd key"]'),
-    ({"t": (1, 2)}, "transcript[0].tool_calls[0].arguments.t"),
-    ({"o": {1: "x"}}, "transcript[0].tool_calls[0].arguments.o"),
-], ids=["1e400", "-1e400", "10**400-inside", "-10**309", "nan", "tuple", "number-key"])
+@pytest.mark.parametrize(
+    "arguments, at",
+    [
+        ({"n": json.loads("1e400")}, "transcript[0].tool_calls[0].arguments.n"),
+        ({"n": json.loads("-1e400")}, "transcript[0].tool_calls[0].arguments.n"),
+        ({"n": [1, {"big": 10**400}]}, "transcript[0].tool_calls[0].arguments.n[1].big"),
+        ({"n": -(10**309)}, "transcript[0].tool_calls[0].arguments.n"),
+        ({"odd key": float("nan")}, 'transcript[0].tool_calls[0].arguments["odd key"]'),
+        ({"t": (1, 2)}, "transcript[0].tool_calls[0].arguments.t"),
+        ({"o": {1: "x"}}, "transcript[0].tool_calls[0].arguments.o"),
+    ],
+    ids=["1e400", "-1e400", "10**400-inside", "-10**309", "nan", "tuple", "number-key"],
+)
 def test_arguments_outside_json_or_float64_are_refused_naming_the_value(arguments, at):
     """A non-finite number, an integer float64 cannot hold, or a value JSON has no form for is an invalid_input
     naming its path."""

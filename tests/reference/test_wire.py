@@ -14,10 +14,19 @@ def test_integer_keeps_only_true_integers(value, expected):
     assert integer(value) == expected
 
 
-@pytest.mark.parametrize("data, value", [
-    ('{"type":"ping"}', {"type": "ping"}), (' {"a": 1}', {"a": 1}), ('{"a": 1}\n', {"a": 1}), ('{"a": 1}  ', {"a": 1}),
-    ("12", None), ("[1, 2]", None), ('"text"', None), ("", None),
-])
+@pytest.mark.parametrize(
+    "data, value",
+    [
+        ('{"type":"ping"}', {"type": "ping"}),
+        (' {"a": 1}', {"a": 1}),
+        ('{"a": 1}\n', {"a": 1}),
+        ('{"a": 1}  ', {"a": 1}),
+        ("12", None),
+        ("[1, 2]", None),
+        ('"text"', None),
+        ("", None),
+    ],
+)
 def test_stream_payload_is_the_event_object_or_none(data, value):
     """Event data is one JSON object (white space around it allowed); another JSON value or no data is None."""
     assert stream_payload(data, "what") == value
@@ -31,8 +40,11 @@ def test_stream_payload_that_is_not_json_is_a_provider_error_showing_it(data):
     assert str(info.value).startswith("the test stream") and repr(data[:200]) in str(info.value)
 
 
-@pytest.mark.parametrize("data", ["[" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000, " " + "[" * 100_000],
-                         ids=["arrays", "objects", "after-white-space"])
+@pytest.mark.parametrize(
+    "data",
+    ["[" * 100_000, '{"a":' * 100_000 + "1" + "}" * 100_000, " " + "[" * 100_000],
+    ids=["arrays", "objects", "after-white-space"],
+)
 def test_stream_payload_nested_too_deep_is_a_provider_error(data):
     """Event data nested deeper than the JSON decoder goes is a ProviderError naming the stream, not a crash."""
     with pytest.raises(ProviderError) as info:

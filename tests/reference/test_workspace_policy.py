@@ -41,6 +41,7 @@ def _refusal(policy, raw, at="input.files[0]"):
 
 # --- the policy -----------------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("work_dir", ["work", "", "./w", "relative/dir"])
 def test_policy_needs_an_absolute_working_directory(work_dir):
     """A working directory that is not absolute is refused when the policy is made."""
@@ -72,9 +73,11 @@ def test_display_path_of_an_absolute_path_is_relative(work):
     assert policy.display_path(str(work.parent / "outside" / "o.txt")) == "../outside/o.txt"
 
 
-@pytest.mark.parametrize("raw, shown", [("", "''"), ("a\x00b", "'a\\x00b'"), ("\x00", "'\\x00'"),
-                                        ("a\ud800b", "'a\\ud800b'")],
-                         ids=["empty", "nul-inside", "nul-only", "lone-surrogate"])
+@pytest.mark.parametrize(
+    "raw, shown",
+    [("", "''"), ("a\x00b", "'a\\x00b'"), ("\x00", "'\\x00'"), ("a\ud800b", "'a\\ud800b'")],
+    ids=["empty", "nul-inside", "nul-only", "lone-surrogate"],
+)
 def test_empty_nul_or_surrogate_path_is_invalid_input(work, raw, shown):
     """An empty path, or one with a NUL byte or a lone surrogate, is invalid input before the file system sees it,
     the path shown quoted."""
@@ -100,8 +103,19 @@ def test_empty_nul_or_surrogate_path_is_invalid_input(work, raw, shown):
         (("/",), "src/a.txt"),
         (("src",), "src/link-to-a"),
     ],
-    ids=["inside", "dot-slash", "dot-dot", "the-directory", "trailing-slash", "dot-entry", "exact-file",
-         "second-entry", "link-into-blocked", "root", "link-inside-blocked"],
+    ids=[
+        "inside",
+        "dot-slash",
+        "dot-dot",
+        "the-directory",
+        "trailing-slash",
+        "dot-entry",
+        "exact-file",
+        "second-entry",
+        "link-into-blocked",
+        "root",
+        "link-inside-blocked",
+    ],
 )
 def test_blocked_paths_are_refused(work, blocked, raw):
     """A path equal to or inside a blocked entry, after resolving links and dots, is refused naming the path as given."""
@@ -138,8 +152,11 @@ def test_paths_beside_a_blocked_entry_are_allowed(work, raw):
     assert policy.resolve(raw, "input.files[0]") == str(work / raw)
 
 
-@pytest.mark.parametrize("raw", ["../outside/o.txt", "src/link-out", str(os.sep + "etc" + os.sep + "hostname"), ".."],
-                         ids=["dot-dot", "link-out", "absolute", "parent"])
+@pytest.mark.parametrize(
+    "raw",
+    ["../outside/o.txt", "src/link-out", str(os.sep + "etc" + os.sep + "hostname"), ".."],
+    ids=["dot-dot", "link-out", "absolute", "parent"],
+)
 def test_confinement_refuses_paths_outside_the_working_directory(work, raw):
     """With confinement on, a path that resolves outside the working directory is refused naming the path as given."""
     policy = PathPolicy(str(work), confine=True)
@@ -153,9 +170,11 @@ def test_without_confinement_outside_paths_resolve(work):
     assert PathPolicy(str(work)).resolve("src/link-out", "at") == outside
 
 
-@pytest.mark.parametrize("raw, target", [("src/a.txt", "src/a.txt"), ("src/link-to-a", "src/a.txt"), (".", ""),
-                                         ("src/../token", "token")],
-                         ids=["file", "link", "work-dir-itself", "dot-dot-inside"])
+@pytest.mark.parametrize(
+    "raw, target",
+    [("src/a.txt", "src/a.txt"), ("src/link-to-a", "src/a.txt"), (".", ""), ("src/../token", "token")],
+    ids=["file", "link", "work-dir-itself", "dot-dot-inside"],
+)
 def test_confinement_allows_paths_inside(work, raw, target):
     """With confinement on, a path resolving inside (or to) the working directory resolves to its real path."""
     assert PathPolicy(str(work), confine=True).resolve(raw, "at") == os.path.join(str(work), target).rstrip(os.sep)
@@ -200,6 +219,7 @@ def test_policy_checks_see_the_path_as_given(work):
 
 # --- load_files -----------------------------------------------------------------------------------------------------
 
+
 def test_load_files_reads_each_path_in_order(work):
     """Each path is read in order, under its display path, with its data and true size."""
     (work / "big.bin").write_bytes(b"z" * 40000)
@@ -240,6 +260,7 @@ def test_first_refusal_stops_and_names_its_index(work, paths, at, shown):
 
 # -- a path's length, and the walk over its components -----------------------------------------------------------------
 
+
 def test_a_path_of_the_longest_length_is_walked(work):
     """A path of exactly MAX_PATH_BYTES bytes is walked like any other: to its file, or to a missing one."""
     missing = "src/" + "./" * ((MAX_PATH_BYTES - 8) // 2) + "none"
@@ -261,13 +282,17 @@ def test_a_path_longer_than_the_limit_is_a_file_error_named_briefly(work, extra)
     assert raw[:50] in detail and len(detail) < 1000
 
 
-@pytest.mark.parametrize("layout, raw", [
-    ({"l1": "src/../src/l2", "src/l2": "a.txt"}, "l1"),
-    ({"l1": "./src/./", "l2": "l1/../l1/a.txt"}, "l2"),
-    ({"deep": "src/" + "../src/" * 300 + "a.txt"}, "deep"),
-    ({"up": "../work/src/link-to-a"}, "up"),
-    ({"abs": "{work}/src/../token"}, "src/../abs"),
-], ids=["chain", "link-in-link", "long-target", "up-and-back", "absolute"])
+@pytest.mark.parametrize(
+    "layout, raw",
+    [
+        ({"l1": "src/../src/l2", "src/l2": "a.txt"}, "l1"),
+        ({"l1": "./src/./", "l2": "l1/../l1/a.txt"}, "l2"),
+        ({"deep": "src/" + "../src/" * 300 + "a.txt"}, "deep"),
+        ({"up": "../work/src/link-to-a"}, "up"),
+        ({"abs": "{work}/src/../token"}, "src/../abs"),
+    ],
+    ids=["chain", "link-in-link", "long-target", "up-and-back", "absolute"],
+)
 def test_links_with_many_components_resolve_as_the_kernel_does(work, layout, raw):
     """Links whose targets hold many components, dots and further links resolve to the path the kernel resolves."""
     for name, target in layout.items():

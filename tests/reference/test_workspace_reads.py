@@ -42,8 +42,11 @@ def _refused(policy, raw, at="at"):
 
 # --- capped reads ---------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("cap, data", [(10, b"0123456789"), (1, b"0"), (0, b""), (25, b"0123456789" * 2 + b"01234"),
-                                       (100, b"0123456789" * 2 + b"01234")])
+
+@pytest.mark.parametrize(
+    "cap, data",
+    [(10, b"0123456789"), (1, b"0"), (0, b""), (25, b"0123456789" * 2 + b"01234"), (100, b"0123456789" * 2 + b"01234")],
+)
 def test_read_is_capped_and_reports_the_true_size(tmp_path, cap, data):
     """At most ``cap`` bytes are read, and the size is the file's true size."""
     path = tmp_path / "f"
@@ -115,6 +118,7 @@ def test_short_reads_are_joined_up_to_the_cap(tmp_path, monkeypatch):
 
 # --- anything but a regular file ------------------------------------------------------------------------------------
 
+
 def _kind_cases(tmp_path):
     os.mkdir(tmp_path / "dir")
     os.mkfifo(tmp_path / "fifo")
@@ -152,9 +156,11 @@ def test_anything_but_a_regular_file_is_refused_unread(tmp_path, name, shown):
     assert str(tmp_path) not in str(error)
 
 
-@pytest.mark.parametrize("mode, shown", [(stat.S_IFCHR | 0o644, "character device"),
-                                         (stat.S_IFBLK | 0o644, "block device"), (0o644, "special file")],
-                         ids=["character-device", "block-device", "unknown-kind"])
+@pytest.mark.parametrize(
+    "mode, shown",
+    [(stat.S_IFCHR | 0o644, "character device"), (stat.S_IFBLK | 0o644, "block device"), (0o644, "special file")],
+    ids=["character-device", "block-device", "unknown-kind"],
+)
 def test_kinds_are_named_in_the_refusal(mode, shown):
     """Every kind of file but a regular one is refused, naming the kind (a file of no known kind as a special file)."""
     with pytest.raises(FileRefused) as info:
@@ -162,8 +168,9 @@ def test_kinds_are_named_in_the_refusal(mode, shown):
     assert info.value.at == "input.files[4]" and shown in info.value.detail
 
 
-@pytest.mark.parametrize("target", ["/proc/self/environ", "/proc/self/status", "/sys/class", "/dev/zero", "/dev/null",
-                                    "/dev/shm"])
+@pytest.mark.parametrize(
+    "target", ["/proc/self/environ", "/proc/self/status", "/sys/class", "/dev/zero", "/dev/null", "/dev/shm"]
+)
 def test_pseudo_filesystems_are_refused(tmp_path, target):
     """A file of /proc, /sys or /dev is refused unread, by its path or through a link (rule: workspace.pseudo-files)."""
     if not os.path.exists(target):
@@ -225,6 +232,7 @@ def test_loads_close_every_descriptor(tmp_path):
 
 
 # --- paths that change while they are resolved ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("swap", ["fifo", "dir", "sock", "gone", "link"])
 def test_last_component_swapped_after_the_check_is_refused_without_blocking(tmp_path, monkeypatch, swap):
@@ -344,6 +352,13 @@ def test_link_to_a_terminal_never_becomes_the_controlling_terminal(tmp_path):
     """A link to a terminal is refused unopened, so the terminal never becomes the process's controlling terminal."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(advisor_reference.__file__)))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
-    done = subprocess.run([sys.executable, "-c", _LINK_TO_A_TERMINAL, str(tmp_path)], capture_output=True, text=True,
-                          timeout=30, start_new_session=True, env=env, check=True)
+    done = subprocess.run(
+        [sys.executable, "-c", _LINK_TO_A_TERMINAL, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        start_new_session=True,
+        env=env,
+        check=True,
+    )
     assert done.stdout.splitlines() == ["refused file_error input.files[0] True", "has no controlling terminal"]

@@ -97,10 +97,19 @@ def test_mypy_checks_adapters_against_the_protocol(tmp_path, monkeypatch):
     (tmp_path / "mypy.ini").write_text(MYPY_CONFIG, encoding="utf-8")
     reference_dir = Path(inspect.getfile(ReferenceAdapter)).parents[1]
     monkeypatch.setenv("MYPYPATH", os.pathsep.join([str(tmp_path), str(CONFORMANCE_DIR), str(reference_dir)]))
-    out, err, status = api.run(["--config-file", str(tmp_path / "mypy.ini"), "--cache-dir", str(tmp_path / ".mypy_cache"),
-                                "--no-error-summary", "--hide-error-context",
-                                str(package / "advisor_adapter.py"), str(tmp_path / "satisfied.py"),
-                                str(tmp_path / "broken.py")])
+    out, err, status = api.run(
+        [
+            "--config-file",
+            str(tmp_path / "mypy.ini"),
+            "--cache-dir",
+            str(tmp_path / ".mypy_cache"),
+            "--no-error-summary",
+            "--hide-error-context",
+            str(package / "advisor_adapter.py"),
+            str(tmp_path / "satisfied.py"),
+            str(tmp_path / "broken.py"),
+        ]
+    )
     errors = [line for line in out.splitlines() if ": error:" in line]
     assert status == 1, out + err
     assert errors and all(Path(line.split(":", 1)[0]).name == "broken.py" for line in errors), out

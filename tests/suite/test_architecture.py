@@ -78,25 +78,35 @@ def test_no_room_imports_a_room_above_it():
 def test_only_the_command_imports_the_command():
     """Outside the command itself (``_tools.cli``), no module imports it: ``_tools.trace`` included."""
     cli = "advisor_conformance._tools.cli"
-    users = [module_name(path) for path in modules() if not module_name(path).startswith(cli)
-             and module_name(path) != "advisor_conformance.__main__"
-             and any(name == cli or name.startswith(f"{cli}.") for name in imported(path))]
+    users = [
+        module_name(path)
+        for path in modules()
+        if not module_name(path).startswith(cli)
+        and module_name(path) != "advisor_conformance.__main__"
+        and any(name == cli or name.startswith(f"{cli}.") for name in imported(path))
+    ]
     assert users == []
 
 
 def test_every_module_has_a_room():
     """Every private module or folder of the package is in a room the check knows (a new one must be placed)."""
     known = BASE | set(PREFIXES) | {"__init__", "__main__", "_templates"}
-    private = {path.stem if path.is_file() else path.name for path in PACKAGE.iterdir()
-               if path.name.startswith("_") and path.name != "__pycache__" and (path.suffix == ".py" or path.is_dir())}
+    private = {
+        path.stem if path.is_file() else path.name
+        for path in PACKAGE.iterdir()
+        if path.name.startswith("_") and path.name != "__pycache__" and (path.suffix == ".py" or path.is_dir())
+    }
     assert private - known == set()
 
 
-@pytest.mark.parametrize(("room", "source", "breach"), [
-    ("_contract", "from ..checks import check\n", "judging"),
-    ("_judging", "from .._pytest_plugin import needs\n", "plugin"),
-    ("_pytest_plugin", "def late():\n    from .._tools.report import build_page\n", "tools"),
-])
+@pytest.mark.parametrize(
+    ("room", "source", "breach"),
+    [
+        ("_contract", "from ..checks import check\n", "judging"),
+        ("_judging", "from .._pytest_plugin import needs\n", "plugin"),
+        ("_pytest_plugin", "def late():\n    from .._tools.report import build_page\n", "tools"),
+    ],
+)
 def test_a_breach_is_found(tmp_path, monkeypatch, room, source, breach):
     """An import of a later room, even inside a function, is reported with both rooms."""
     fake = tmp_path / "advisor_conformance"

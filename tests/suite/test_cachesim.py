@@ -191,8 +191,9 @@ def test_openai_a_shared_prefix_inside_a_message_counts():
     assert oa_send(cache, chat(["user-text " + "z" * 6000 + "B"]), at=1).read_tokens == 1408  # 6016 bytes → 1504
 
 
-@pytest.mark.parametrize("first, second, cached", [("k", "k", True), ("k", "other", False), (None, None, True),
-                                                   ("k", None, False)])
+@pytest.mark.parametrize(
+    "first, second, cached", [("k", "k", True), ("k", "other", False), (None, None, True), ("k", None, False)]
+)
 def test_openai_each_cache_key_is_its_own_cache(first, second, cached):
     """Identical prompts share the cache only under the same prompt_cache_key (or both without one)."""
     # OpenAI prompt caching guide: "prompt_cache_key ... is combined with the prefix hash" to route requests: a
@@ -230,8 +231,13 @@ def test_openai_cached_tokens_cost_the_discounted_price(price):
 def test_codex_responses_body_caches_instructions_and_input():
     """A Responses body is read as instructions then input items, routed by its prompt_cache_key."""
     # OpenAI prompt caching guide: "Prompt Caching works automatically on all your API requests" (Responses too).
-    b = {"model": "m", "instructions": "i" * 8000, "prompt_cache_key": "k", "store": False,
-         "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "q" * 40}]}]}
+    b = {
+        "model": "m",
+        "instructions": "i" * 8000,
+        "prompt_cache_key": "k",
+        "store": False,
+        "input": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "q" * 40}]}],
+    }
     cache = OpenAICache()
     oa_send(cache, b)
     prompt = OpenAIPrompt.from_body(b)

@@ -90,15 +90,19 @@ def test_the_refresh_reading_decides_whether_a_shorter_entry_is_renewed(refresh,
 
 
 def chat(tokens: int, key: str = "k", retention: str | None = None) -> dict:
-    out = {"model": "m", "prompt_cache_key": key,
-           "messages": [{"role": "user", "content": "x" * (4 * tokens - len("user\n\n"))}]}
+    out = {
+        "model": "m",
+        "prompt_cache_key": key,
+        "messages": [{"role": "user", "content": "x" * (4 * tokens - len("user\n\n"))}],
+    }
     if retention:
         out["prompt_cache_retention"] = retention
     return out
 
 
-@pytest.mark.parametrize("preset, lives", [("in-memory-5m", 300), ("in-memory-10m", 600), ("in-memory-1h", 3600),
-                                           ("extended-24h", 86400)])
+@pytest.mark.parametrize(
+    "preset, lives", [("in-memory-5m", 300), ("in-memory-10m", 600), ("in-memory-1h", 3600), ("extended-24h", 86400)]
+)
 def test_a_retention_preset_sets_how_long_an_entry_lives(preset, lives):
     """Under each retention preset an entry serves a request at its lifetime after its last use and not after."""
     # OpenAI prompt caching guide: "Cached prefixes generally remain active for 5 to 10 minutes of inactivity, up to
@@ -124,8 +128,9 @@ def test_a_requests_own_retention_chooses_its_policy():
 GPT = profile("openai-gpt-5-6", "openai").rules()
 
 
-def gpt_chat(texts: list[str], key: str = "k", marks: dict[int, str | None] | None = None,
-             mode: str | None = None) -> dict:
+def gpt_chat(
+    texts: list[str], key: str = "k", marks: dict[int, str | None] | None = None, mode: str | None = None
+) -> dict:
     messages = []
     for i, text in enumerate(texts):
         part = {"type": "text", "text": text}
@@ -155,8 +160,12 @@ def test_gpt_5_6_keeps_the_latest_explicit_breakpoints():
     marks = {0: None, 2: "12h", 4: None, 6: None, 8: None}
     implicit = breakpoint_prompt(gpt_chat(texts, marks=marks)).marks
     assert implicit == [(4, "30m"), (6, "30m"), (8, "30m"), (10, "30m")]
-    assert breakpoint_prompt(gpt_chat(texts, marks=marks, mode="explicit")).marks == \
-        [(2, "12h"), (4, "30m"), (6, "30m"), (8, "30m")]
+    assert breakpoint_prompt(gpt_chat(texts, marks=marks, mode="explicit")).marks == [
+        (2, "12h"),
+        (4, "30m"),
+        (6, "30m"),
+        (8, "30m"),
+    ]
     assert breakpoint_prompt(gpt_chat(texts, mode="explicit")).marks == []
 
 
@@ -172,8 +181,9 @@ def test_gpt_5_6_reads_an_entry_however_far_back_and_writes_at_1_25():
     assert first.written_tokens == short.total and first.cost == 1.25 * short.total
     later = cache.request(long, 60)
     assert long.marks == [(70, "30m")] and later.read_tokens == short.total
-    assert later.cost == pytest.approx(0.1 * short.total + 1.25 * (long.cum[70] - short.total) + long.total -
-                                       long.cum[70])
+    assert later.cost == pytest.approx(
+        0.1 * short.total + 1.25 * (long.cum[70] - short.total) + long.total - long.cum[70]
+    )
 
 
 def test_gpt_5_6_entries_live_their_ttl_from_the_write_and_apart_per_key():

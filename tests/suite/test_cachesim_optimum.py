@@ -26,8 +26,11 @@ ANTHROPIC = {"read-entry": AnthropicRules(min_tokens=30), "prefix": AnthropicRul
 
 
 @pytest.mark.parametrize("refresh", ["read-entry", "prefix"])
-@pytest.mark.parametrize("times", [[0, 60, 120], [0, 200, 500], [0, 60, 2000], [0, 5000, 5100]],
-                         ids=["within-5m", "across-5m", "within-1h", "first-late"])
+@pytest.mark.parametrize(
+    "times",
+    [[0, 60, 120], [0, 200, 500], [0, 60, 2000], [0, 5000, 5100]],
+    ids=["within-5m", "across-5m", "within-1h", "first-late"],
+)
 def test_optimum_equals_exhaustive_search_on_a_growing_conversation(times, refresh):
     """On one growing conversation the optimum is exact and equals the least cost over every placement and TTL."""
     rules = ANTHROPIC[refresh]
@@ -81,11 +84,15 @@ def test_optimum_against_exhaustive_search_on_random_sessions(chains, refresh):
         assert optimum.exact or chains > 1
 
 
-@pytest.mark.parametrize("refresh, sizes, counts, times", [
-    ("none", [20, 15, 25, 10], [2, 3, 4], [0, 1000, 2500]),
-    ("read-entry", [20, 15, 25, 10], [2, 3, 4], [0, 1000, 2500]),
-    ("none", [40, 8, 11], [3, 3, 3, 3], [0, 60, 43259, 45060]),
-], ids=["growing-none", "growing-read-entry", "same-prefix-renewed-by-writing"])
+@pytest.mark.parametrize(
+    "refresh, sizes, counts, times",
+    [
+        ("none", [20, 15, 25, 10], [2, 3, 4], [0, 1000, 2500]),
+        ("read-entry", [20, 15, 25, 10], [2, 3, 4], [0, 1000, 2500]),
+        ("none", [40, 8, 11], [3, 3, 3, 3], [0, 60, 43259, 45060]),
+    ],
+    ids=["growing-none", "growing-read-entry", "same-prefix-renewed-by-writing"],
+)
 def test_gpt_5_6_optimum_equals_exhaustive_search(refresh, sizes, counts, times):
     """Under the GPT-5.6 rules (no lookback limit, 30-minute and 12-hour entries at one price) the optimum equals the
     least cost over every placement of explicit breakpoints: on a growing conversation, and on requests repeating one
@@ -140,12 +147,12 @@ def test_spec_marks_follow_the_worked_examples(count, positions):
 def test_a_prefix_the_next_call_changes_is_unstable():
     """A request whose last prefix block differs in the next call of its conversation is reported unstable."""
     base = blocks(*[300] * 6)
-    stable = [TimedPrompt(AnthropicPrompt.from_body(body([*base[:n], f"final {n}"])), float(n), "c", n)
-              for n in (3, 5)]
+    stable = [TimedPrompt(AnthropicPrompt.from_body(body([*base[:n], f"final {n}"])), float(n), "c", n) for n in (3, 5)]
     assert unstable_prefixes(stable, "anthropic") == []
-    moved = [TimedPrompt(AnthropicPrompt.from_body(body([*base[:3], "in flight", "final"])), 0.0, "c", 0),
-             TimedPrompt(AnthropicPrompt.from_body(body([*base[:3], "in flight [tool_call]", "x", "final"])), 1.0,
-                         "c", 1)]
+    moved = [
+        TimedPrompt(AnthropicPrompt.from_body(body([*base[:3], "in flight", "final"])), 0.0, "c", 0),
+        TimedPrompt(AnthropicPrompt.from_body(body([*base[:3], "in flight [tool_call]", "x", "final"])), 1.0, "c", 1),
+    ]
     assert unstable_prefixes(moved, "anthropic") == [{"call": 0, "next_call": 1, "kept": 3, "prefix": 4}]
 
 
@@ -156,8 +163,12 @@ def test_text_generator_is_pinned():
     """The $text generator gives exactly the asked bytes, and its output is pinned for other languages."""
     sample = text(7, 3000, "code")
     assert len(sample.encode()) == 3000 and sample.startswith("# code 7\n")
-    assert hashlib.sha256((text(1, 1000, "code") + text(2, 1000, "log") + text(3, 1000, "prose")).encode()
-                          ).hexdigest()[:16] == PINNED
+    assert (
+        hashlib.sha256((text(1, 1000, "code") + text(2, 1000, "log") + text(3, 1000, "prose")).encode()).hexdigest()[
+            :16
+        ]
+        == PINNED
+    )
 
 
 PINNED = "a9f11749b89cae05"
@@ -165,8 +176,9 @@ PINNED = "a9f11749b89cae05"
 
 def test_shipped_sessions_are_what_the_generator_writes():
     """`fixtures/sessions/generate.py --check` finds every shipped session file as the generator writes it."""
-    run = subprocess.run([sys.executable, str(sessions_dir() / "generate.py"), "--check"], capture_output=True,
-                         text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, str(sessions_dir() / "generate.py"), "--check"], capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 

@@ -27,8 +27,9 @@ def run():
 def test_the_page_is_what_the_simulator_gives(run):
     """docs/cache-efficiency.md is, byte for byte, the page the simulator writes from the reference's figures
     (python3 -m advisor_conformance._tools.cachesim.page docs/cache-efficiency.md rewrites it)."""
-    assert PAGE.read_text(encoding="utf-8") == render(run), \
+    assert PAGE.read_text(encoding="utf-8") == render(run), (
         "stale: python3 -m advisor_conformance._tools.cachesim.page docs/cache-efficiency.md"
+    )
 
 
 def test_the_known_limits_line_gives_the_pages_figures_and_links_it(run):
@@ -37,8 +38,11 @@ def test_the_known_limits_line_gives_the_pages_figures_and_links_it(run):
     links the page."""
     _, anthropic = run.measure("anthropic", Settings())
     openai = [run.measure(provider, Settings())[1].share for provider in ("openai", "codex")]
-    lines = [line for line in MEASURED.read_text(encoding="utf-8").splitlines()
-             if "](cache-efficiency.md)" in line and line.startswith("Known limits")]
+    lines = [
+        line
+        for line in MEASURED.read_text(encoding="utf-8").splitlines()
+        if "](cache-efficiency.md)" in line and line.startswith("Known limits")
+    ]
     assert len(lines) == 1, "one Known limits line of docs/measured.md links cache-efficiency.md"
     line = lines[0]
     expected = ("at least " if not anthropic.optimum.exact else "") + pct(anthropic.share)

@@ -52,8 +52,10 @@ def test_the_rules_defaults_are_the_tables():
 
 def test_a_fact_changed_in_a_table_changes_the_simulation(tmp_path):
     """A table file whose read price differs gives the costs of that price (--provider-profile FILE.toml:NAME)."""
-    text = TABLE.read_text(encoding="utf-8").replace("value = 0.1\nkind = \"documented\"\nsource = \"anthropic-docs\"",
-                                                     "value = 0.5\nkind = \"documented\"\nsource = \"anthropic-docs\"")
+    text = TABLE.read_text(encoding="utf-8").replace(
+        'value = 0.1\nkind = "documented"\nsource = "anthropic-docs"',
+        'value = 0.5\nkind = "documented"\nsource = "anthropic-docs"',
+    )
     path = tmp_path / "mine.toml"
     path.write_text(text, encoding="utf-8")
     rules = profile(f"{path}:anthropic", "anthropic").rules()
@@ -64,19 +66,35 @@ def test_a_fact_changed_in_a_table_changes_the_simulation(tmp_path):
     assert send(cache, body(texts, {0: H1}), at=1).cost == 0.5 * 2000 + 10
 
 
-@pytest.mark.parametrize("edit, field", [
-    (lambda t: t["profiles"]["anthropic"]["facts"]["lookback"].update(source="nowhere"),
-     "profiles.anthropic.facts.lookback.source"),
-    (lambda t: t["profiles"]["anthropic"]["facts"].pop("read_price"), "profiles.anthropic.facts"),
-    (lambda t: t["profiles"]["openai"]["facts"]["step"].update(kind="guess"), "profiles.openai.facts.step.kind"),
-    (lambda t: t["profiles"]["openai"]["facts"]["step"].update(says=""), "profiles.openai.facts.step.says"),
-    (lambda t: t["profiles"]["anthropic"]["assumptions"]["refresh"].update(default="always"),
-     "profiles.anthropic.assumptions.refresh"),
-    (lambda t: t["profiles"]["anthropic"].update(model="magic"), "profiles.anthropic.model"),
-    (lambda t: t["sources"]["openai-sdk"].pop("read"), "sources.openai-sdk.read"),
-    (lambda t: t.update(format="other/1"), "format"),
-], ids=["unknown-source", "missing-fact", "unknown-kind", "no-sentence", "default-not-a-choice", "unknown-model",
-        "source-undated", "format"])
+@pytest.mark.parametrize(
+    "edit, field",
+    [
+        (
+            lambda t: t["profiles"]["anthropic"]["facts"]["lookback"].update(source="nowhere"),
+            "profiles.anthropic.facts.lookback.source",
+        ),
+        (lambda t: t["profiles"]["anthropic"]["facts"].pop("read_price"), "profiles.anthropic.facts"),
+        (lambda t: t["profiles"]["openai"]["facts"]["step"].update(kind="guess"), "profiles.openai.facts.step.kind"),
+        (lambda t: t["profiles"]["openai"]["facts"]["step"].update(says=""), "profiles.openai.facts.step.says"),
+        (
+            lambda t: t["profiles"]["anthropic"]["assumptions"]["refresh"].update(default="always"),
+            "profiles.anthropic.assumptions.refresh",
+        ),
+        (lambda t: t["profiles"]["anthropic"].update(model="magic"), "profiles.anthropic.model"),
+        (lambda t: t["sources"]["openai-sdk"].pop("read"), "sources.openai-sdk.read"),
+        (lambda t: t.update(format="other/1"), "format"),
+    ],
+    ids=[
+        "unknown-source",
+        "missing-fact",
+        "unknown-kind",
+        "no-sentence",
+        "default-not-a-choice",
+        "unknown-model",
+        "source-undated",
+        "format",
+    ],
+)
 def test_a_table_without_what_the_simulator_needs_is_refused_naming_the_field(edit, field):
     """A table whose fact cites no known document, lacks a fact its cache model needs, has an unknown kind, no
     sentence, a default outside its choices, an unknown model, an undated source or another format is refused,
@@ -88,11 +106,23 @@ def test_a_table_without_what_the_simulator_needs_is_refused_naming_the_field(ed
     assert field in str(caught.value)
 
 
-@pytest.mark.parametrize("name, provider, assume", [
-    ("nope", "anthropic", {}), ("openai", "anthropic", {}), ("anthropic", "openai", {}),
-    ("anthropic", "anthropic", {"refresh": "always"}), ("anthropic", "anthropic", {"colour": "blue"}),
-], ids=["unknown-profile", "openai-profile-anthropic-bodies", "anthropic-profile-openai-bodies", "unknown-choice",
-        "unknown-assumption"])
+@pytest.mark.parametrize(
+    "name, provider, assume",
+    [
+        ("nope", "anthropic", {}),
+        ("openai", "anthropic", {}),
+        ("anthropic", "openai", {}),
+        ("anthropic", "anthropic", {"refresh": "always"}),
+        ("anthropic", "anthropic", {"colour": "blue"}),
+    ],
+    ids=[
+        "unknown-profile",
+        "openai-profile-anthropic-bodies",
+        "anthropic-profile-openai-bodies",
+        "unknown-choice",
+        "unknown-assumption",
+    ],
+)
 def test_a_profile_or_assumption_that_does_not_fit_is_refused(name, provider, assume):
     """An unknown profile, a profile for other bodies, an unknown assumption or choice is a ProfileError."""
     with pytest.raises(ProfileError):
@@ -114,8 +144,11 @@ def test_to_json_records_the_profile_its_sources_and_the_assumptions_used():
     data = profile(None, "anthropic").to_json({"refresh": "prefix"})
     assert data["name"] == "anthropic" and data["facts"]["lookback"]["value"] == 20
     assert set(data["sources"]) == {f["source"] for f in data["facts"].values()}
-    assert data["assumptions"]["refresh"] == {**data["assumptions"]["refresh"], "used": "prefix",
-                                              "default": "read-entry"}
+    assert data["assumptions"]["refresh"] == {
+        **data["assumptions"]["refresh"],
+        "used": "prefix",
+        "default": "read-entry",
+    }
 
 
 def test_the_anthropic_minimum_is_the_models_parameter():

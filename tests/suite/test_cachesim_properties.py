@@ -29,8 +29,7 @@ def sessions(draw):
     two to five requests apart by gaps across every TTL."""
     chains = draw(st.integers(1, 2))
     system = [blocks(draw(st.integers(5, 80)), tag="sys")[0]] if draw(st.booleans()) else None
-    convo = {c: blocks(*draw(st.lists(st.integers(1, 60), min_size=2, max_size=6)), tag=f"c{c}")
-             for c in range(chains)}
+    convo = {c: blocks(*draw(st.lists(st.integers(1, 60), min_size=2, max_size=6)), tag=f"c{c}") for c in range(chains)}
     grown = dict.fromkeys(convo, 0)
     requests, at = [], 0.0
     for k in range(draw(st.integers(2, 5))):
@@ -53,16 +52,34 @@ def cases(draw):
     rules = RULES[name]
     rules = BreakpointRules(**{**vars(rules), "min_tokens": draw(st.sampled_from([1, 30, 100]))})
     requests = draw(sessions())
-    random_marks = [draw(st.lists(st.tuples(st.sampled_from([p for p in range(len(r.prompt)) if r.prompt.markable[p]]),
-                                            st.sampled_from(rules.ttls)), max_size=5, unique_by=lambda m: m[0]))
-                    for r in requests]
+    random_marks = [
+        draw(
+            st.lists(
+                st.tuples(
+                    st.sampled_from([p for p in range(len(r.prompt)) if r.prompt.markable[p]]),
+                    st.sampled_from(rules.ttls),
+                ),
+                max_size=5,
+                unique_by=lambda m: m[0],
+            )
+        )
+        for r in requests
+    ]
     return name, rules, requests, random_marks
 
 
 @given(cases())
-@example(("anthropic", RULES["anthropic"],
-          [TimedPrompt(AnthropicPrompt.from_body(body([*blocks(*[40] * n), "final"])), at, "c")
-           for n, at in ((5, 0.0), (30, 60.0), (60, 3000.0))], [[], [], []])).via("long growth: the lookback misses")
+@example(
+    (
+        "anthropic",
+        RULES["anthropic"],
+        [
+            TimedPrompt(AnthropicPrompt.from_body(body([*blocks(*[40] * n), "final"])), at, "c")
+            for n, at in ((5, 0.0), (30, 60.0), (60, 3000.0))
+        ],
+        [[], [], []],
+    )
+).via("long growth: the lookback misses")
 def test_the_optimum_is_at_most_every_placement(case):
     """The optimum costs no more than the spec's placement, each what-if placement, the requests' own markers, a
     random placement (refused ones included), or the placement built to reach it."""

@@ -15,8 +15,19 @@ from advisor_conformance.vectors import load_all
 
 from ..support.runner import ROOT
 
-SPEC_AREAS = {"request", "flatten", "elision", "files", "question", "dedupe", "inflight", "budget", "transport",
-              "streaming", "breakpoints"}
+SPEC_AREAS = {
+    "request",
+    "flatten",
+    "elision",
+    "files",
+    "question",
+    "dedupe",
+    "inflight",
+    "budget",
+    "transport",
+    "streaming",
+    "breakpoints",
+}
 
 
 @pytest.fixture(scope="module")
@@ -33,8 +44,9 @@ def test_every_rule_of_a_covered_area_has_a_test(rule_tests):
 def test_areas_not_covered_have_no_tests_yet(rule_tests):
     """An area marked not covered has no tests; when it gets some, mark it covered so its rules are enforced."""
     catalogue = load_catalogue()
-    early = sorted({rule_id.split(".")[0] for rule_id in rule_tests} - {a for a, area in catalogue.areas.items()
-                                                                     if area.covered})
+    early = sorted(
+        {rule_id.split(".")[0] for rule_id in rule_tests} - {a for a, area in catalogue.areas.items() if area.covered}
+    )
     assert not early, f"areas with tests but covered = false in rules.toml: {early}"
 
 
@@ -64,11 +76,22 @@ def _rule(rule_id="a.x", tag="SPEC", level="must", statement="s", extra=""):
         (_AREA + _rule(level="should"), "why"),
         (_AREA + _rule(extra='why="because"\n'), "why"),
         (_AREA + _rule(extra='owner="me"\n'), "owner"),
-        (_AREA + _rule(extra='retired=true\n') + _rule(), "a.x"),
+        (_AREA + _rule(extra="retired=true\n") + _rule(), "a.x"),
         (_AREA + _rule(extra='retired="yes"\n'), "retired"),
     ],
-    ids=["duplicate", "bad-id", "unknown-area", "unknown-tag", "empty-statement", "unknown-level",
-         "should-without-why", "must-with-why", "unknown-key", "retired-id-reused", "retired-not-boolean"],
+    ids=[
+        "duplicate",
+        "bad-id",
+        "unknown-area",
+        "unknown-tag",
+        "empty-statement",
+        "unknown-level",
+        "should-without-why",
+        "must-with-why",
+        "unknown-key",
+        "retired-id-reused",
+        "retired-not-boolean",
+    ],
 )
 def test_malformed_catalogues_are_rejected_naming_the_problem(text, named):
     """A catalogue with a duplicate or malformed ID, an unknown area, tag or level, an empty field, a should rule
@@ -84,13 +107,17 @@ def test_levels_and_reasons_load():
     assert (catalogue["a.x"].level, catalogue["a.y"].level, catalogue["a.y"].why) == ("must", "should", "safer")
 
 
-@pytest.mark.parametrize("other", [
-    _AREA + _rule(statement="t") + _rule("a.y"),
-    _AREA + _rule(tag="ORIGIN") + _rule("a.y"),
-    _AREA + _rule() + _rule("a.y") + _rule("a.z"),
-    _AREA + _rule() + _rule("a.y", extra="retired=true\n"),
-    _AREA + _rule(),
-], ids=["statement-changed", "tag-changed", "rule-added", "rule-retired", "rule-removed"])
+@pytest.mark.parametrize(
+    "other",
+    [
+        _AREA + _rule(statement="t") + _rule("a.y"),
+        _AREA + _rule(tag="ORIGIN") + _rule("a.y"),
+        _AREA + _rule() + _rule("a.y") + _rule("a.z"),
+        _AREA + _rule() + _rule("a.y", extra="retired=true\n"),
+        _AREA + _rule(),
+    ],
+    ids=["statement-changed", "tag-changed", "rule-added", "rule-retired", "rule-removed"],
+)
 def test_catalogue_version_changes_with_any_rule(other):
     """The catalogue version changes when a rule is added, changed, retired or removed."""
     assert parse_catalogue(other).version != parse_catalogue(_AREA + _rule() + _rule("a.y")).version
@@ -110,7 +137,8 @@ def test_rules_document_is_current():
     document = ROOT / "docs" / "rules.md"
     expected = markdown(load_catalogue(), __version__)
     assert document.read_text(encoding="utf-8") == expected, (
-        "docs/rules.md is out of date: advisor-conformance rules --markdown > docs/rules.md")
+        "docs/rules.md is out of date: advisor-conformance rules --markdown > docs/rules.md"
+    )
     assert _cli("rules", "--markdown") == expected
     for rule in load_catalogue().rules.values():
         assert f"### `{rule.id}`" in expected
@@ -130,8 +158,9 @@ def test_every_area_lists_its_operations_and_vectors_use_them():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "advisor_conformance", *args], capture_output=True, text=True,
-                          check=True, timeout=300).stdout
+    return subprocess.run(
+        [sys.executable, "-m", "advisor_conformance", *args], capture_output=True, text=True, check=True, timeout=300
+    ).stdout
 
 
 def test_rules_command_prints_id_tab_statement():
@@ -167,7 +196,9 @@ def test_vectors_name_known_rules_and_valid_params():
     for case in load_all():
         unknown = sorted(rule for rule in case.named_rules() if rule not in catalogue)
         assert not unknown, f"{case.key} names unknown rules {unknown}"
-        assert not schema_errors(f"{case.op}.params", case.input), f"{case.key}: {schema_errors(case.op + '.params', case.input)}"
+        assert not schema_errors(f"{case.op}.params", case.input), (
+            f"{case.key}: {schema_errors(case.op + '.params', case.input)}"
+        )
 
 
 def test_vectors_carry_every_rule_they_blame():
@@ -194,8 +225,12 @@ def test_tags_are_read_from_comments_and_docstrings():
     """A tag names one or several rules after `rule:` or `rules:`, separated by commas or `and`."""
     from advisor_conformance._tools.trace import tags_in
 
-    text = ("x = 1  # rule: a.b\n"
-            "def f():\n    \"\"\"Does it (rules: c.d, e.f-g and h.i).\"\"\"\n"
-            "y = 2  # no rule here: not.a.tag\n")
-    assert tags_in(text) == [(1, "x = 1  # rule: a.b", ["a.b"]),
-                             (3, '"""Does it (rules: c.d, e.f-g and h.i)."""', ["c.d", "e.f-g", "h.i"])]
+    text = (
+        "x = 1  # rule: a.b\n"
+        'def f():\n    """Does it (rules: c.d, e.f-g and h.i)."""\n'
+        "y = 2  # no rule here: not.a.tag\n"
+    )
+    assert tags_in(text) == [
+        (1, "x = 1  # rule: a.b", ["a.b"]),
+        (3, '"""Does it (rules: c.d, e.f-g and h.i)."""', ["c.d", "e.f-g", "h.i"]),
+    ]

@@ -15,8 +15,10 @@ from advisor_conformance._tools.cli import build_parser
 from advisor_conformance._tools.cli.init import HARNESSES
 
 ROOT = Path(__file__).resolve().parents[2]
-WORKFLOWS = {"python": ROOT / "docs" / "ci" / "github-actions-python.yml",
-             "harness": ROOT / "docs" / "ci" / "github-actions-harness.yml"}
+WORKFLOWS = {
+    "python": ROOT / "docs" / "ci" / "github-actions-python.yml",
+    "harness": ROOT / "docs" / "ci" / "github-actions-harness.yml",
+}
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 #: Options of pytest itself that the README shows; every other option must be the suite's own.
 PYTEST_OWN = {"-q", "-x", "-k", "-m", "-n"}
@@ -38,8 +40,9 @@ def run_commands(text: str) -> list[str]:
             body = [value]
         else:
             body = []
-            while index < len(lines) and (not lines[index].strip() or len(lines[index]) - len(lines[index].lstrip())
-                                          > indent):
+            while index < len(lines) and (
+                not lines[index].strip() or len(lines[index]) - len(lines[index].lstrip()) > indent
+            ):
                 body.append(lines[index].strip())
                 index += 1
         script = "\n".join(body).replace("\\\n", " ")
@@ -140,21 +143,29 @@ def impl_targets(text: str) -> list[str]:
 
 def test_run_steps_are_read_from_lines_and_blocks():
     """Single-line runs, `run: |` blocks, continuation lines and shell comments are read as separate commands."""
-    text = ("steps:\n  - name: a\n    run: echo one\n  - run: |\n      echo two \\\n        --flag\n"
-            "      # a comment\n\n      echo three\n  - uses: actions/checkout@v4\n")
-    assert [command.split() for command in run_commands(text)] == [["echo", "one"], ["echo", "two", "--flag"],
-                                                                   ["echo", "three"]]
+    text = (
+        "steps:\n  - name: a\n    run: echo one\n  - run: |\n      echo two \\\n        --flag\n"
+        "      # a comment\n\n      echo three\n  - uses: actions/checkout@v4\n"
+    )
+    assert [command.split() for command in run_commands(text)] == [
+        ["echo", "one"],
+        ["echo", "two", "--flag"],
+        ["echo", "three"],
+    ]
 
 
-@pytest.mark.parametrize("command, problem", [
-    ("pip install advisor-conformance", "constraints"),
-    (f"python3 -m pip install -c constraints.txt advisor-conformance=={__version__}0", "pinned"),
-    ("python3 -m pytest --impl=x --rule-reports=r.json", "--rule-reports"),
-    ("pytest --rule-report=r.json", "--impl"),
-    ("advisor-conformance run --impl x --no-such-option", "--no-such-option"),
-    ("advisor-conformance frobnicate", "frobnicate"),
-    ("npm test", "npm"),
-])
+@pytest.mark.parametrize(
+    "command, problem",
+    [
+        ("pip install advisor-conformance", "constraints"),
+        (f"python3 -m pip install -c constraints.txt advisor-conformance=={__version__}0", "pinned"),
+        ("python3 -m pytest --impl=x --rule-reports=r.json", "--rule-reports"),
+        ("pytest --rule-report=r.json", "--impl"),
+        ("advisor-conformance run --impl x --no-such-option", "--no-such-option"),
+        ("advisor-conformance frobnicate", "frobnicate"),
+        ("npm test", "npm"),
+    ],
+)
 def test_checker_flags_undocumented_commands_and_options(command, problem):
     """The check refuses an unpinned install, an unknown option, a run without --impl and an undocumented command."""
     assert any(problem in found for found in command_problems(command)), command_problems(command)

@@ -19,10 +19,15 @@ from advisor_conformance._tools.cli import main
 from advisor_conformance.catalogue import load_catalogue
 from advisor_conformance.wire import neutral_request
 
-TRANSCRIPT = [{"role": "user", "content": "fix the test"},
-              {"role": "assistant", "content": "Reading it.",
-               "tool_calls": [{"id": "c1", "name": "read", "arguments": {"path": "a.go"}}]},
-              {"role": "tool", "name": "read", "tool_call_id": "c1", "content": "package a"}]
+TRANSCRIPT = [
+    {"role": "user", "content": "fix the test"},
+    {
+        "role": "assistant",
+        "content": "Reading it.",
+        "tool_calls": [{"id": "c1", "name": "read", "arguments": {"path": "a.go"}}],
+    },
+    {"role": "tool", "name": "read", "tool_call_id": "c1", "content": "package a"},
+]
 NODE = shutil.which("node")
 
 
@@ -48,7 +53,9 @@ def test_init_python_writes_a_package_and_names_the_impl_target(tmp_path, capsys
     """`init --python` writes PACKAGE/__init__.py and PACKAGE/advisor_adapter.py and prints the --impl target."""
     assert main(["init", "--python", "myadvisor", "--dir", str(tmp_path)]) == 0
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()) == [
-        "myadvisor/__init__.py", "myadvisor/advisor_adapter.py"]
+        "myadvisor/__init__.py",
+        "myadvisor/advisor_adapter.py",
+    ]
     assert "--impl=myadvisor.advisor_adapter" in capsys.readouterr().out
 
 
@@ -71,8 +78,11 @@ def test_skeleton_answers_every_operation_within_the_schema(skeleton):
     assert [m["role"] for m in shaped["messages"]] == ["system", "user"]
     assert shaped["messages"][0]["content"] == implementation.strings["system_prompt"]
     assert shaped["messages"][-1]["content"].endswith(implementation.strings["guidance_request"])
-    params = {"tool_definition": {}, "scenario": {"runtime": {}, "work_dir": "/tmp", "steps": []},
-              "encode": {"provider": "openai", "request": neutral_request(shaped["messages"])}}
+    params = {
+        "tool_definition": {},
+        "scenario": {"runtime": {}, "work_dir": "/tmp", "steps": []},
+        "encode": {"provider": "openai", "request": neutral_request(shaped["messages"])},
+    }
     for op, op_params in params.items():
         assert implementation.call(op, op_params)["error"]["code"] == "unsupported_op", op
 
@@ -103,12 +113,15 @@ def test_init_refuses_to_overwrite_and_names_the_files(tmp_path, capsys):
     assert "class Adapter" in adapter.read_text()
 
 
-@pytest.mark.parametrize("arguments, named", [
-    (["--python", "my-advisor"], "my-advisor"),
-    (["--python", "class"], "class"),
-    (["--python", "x.y"], "x.y"),
-    (["--python", "mine", "--language", "node"], "--language"),
-])
+@pytest.mark.parametrize(
+    "arguments, named",
+    [
+        (["--python", "my-advisor"], "my-advisor"),
+        (["--python", "class"], "class"),
+        (["--python", "x.y"], "x.y"),
+        (["--python", "mine", "--language", "node"], "--language"),
+    ],
+)
 def test_init_refuses_what_is_not_a_python_package(tmp_path, capsys, arguments, named):
     """A package name that is not one identifier, or --language with --python, exits 2 naming it and writes nothing."""
     assert main(["init", *arguments, "--dir", str(tmp_path)]) == 2
@@ -130,11 +143,16 @@ def test_init_needs_python_or_harness(tmp_path):
 def harness_session(argv: list[str], cwd: Path) -> tuple[list[dict], int, str]:
     """Answers of a harness to a fixed session: start (seq "a"), describe, shape, encode, an unknown op, a line that
     is not JSON, stop, and a request after stop that must stay unanswered."""
-    requests = [{"seq": "a", "op": "start", "params": {"protocol": 1}}, {"seq": 2, "op": "describe", "params": {}},
-                {"seq": 3, "op": "shape", "params": {"transcript": TRANSCRIPT, "question": "Why?"}},
-                {"seq": 4, "op": "encode", "params": {"provider": "anthropic", "request": neutral_request([])}},
-                {"seq": 5, "op": "frobnicate", "params": {}}, "not json {", {"seq": 6, "op": "stop", "params": {}},
-                {"seq": 7, "op": "shape", "params": {"transcript": []}}]
+    requests = [
+        {"seq": "a", "op": "start", "params": {"protocol": 1}},
+        {"seq": 2, "op": "describe", "params": {}},
+        {"seq": 3, "op": "shape", "params": {"transcript": TRANSCRIPT, "question": "Why?"}},
+        {"seq": 4, "op": "encode", "params": {"provider": "anthropic", "request": neutral_request([])}},
+        {"seq": 5, "op": "frobnicate", "params": {}},
+        "not json {",
+        {"seq": 6, "op": "stop", "params": {}},
+        {"seq": 7, "op": "shape", "params": {"transcript": []}},
+    ]
     text = "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in requests)
     result = subprocess.run(argv, input=text, capture_output=True, text=True, cwd=cwd, timeout=60)
     return [json.loads(line) for line in result.stdout.splitlines()], result.returncode, result.stderr
@@ -184,8 +202,14 @@ def test_init_harness_refuses_another_protocol(tmp_path, language):
     assert main(["init", "--harness", "--language", language, "--dir", str(tmp_path)]) == 0
     (written,) = tmp_path.iterdir()
     argv = [sys.executable if language == "python" else NODE, written.name]
-    result = subprocess.run(argv, input=json.dumps({"seq": 1, "op": "start", "params": {"protocol": 2}}) + "\n",
-                            capture_output=True, text=True, cwd=tmp_path, timeout=60)
+    result = subprocess.run(
+        argv,
+        input=json.dumps({"seq": 1, "op": "start", "params": {"protocol": 2}}) + "\n",
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
     assert "failure" in json.loads(result.stdout) and result.returncode == 0
 
 
@@ -220,11 +244,30 @@ def test_shape_of_a_message_list_with_question_and_files(tmp_path, monkeypatch, 
     Path("session.json").write_text(json.dumps(TRANSCRIPT))
     Path("notes.txt").write_bytes(b"caf\xc3\xa9\n")
     Path("blob.bin").write_bytes(b"\xff\x00")
-    assert main(["shape", "session.json", "--question", "Is it right?", "--file", "notes.txt", "--file",
-                 "blob.bin", "--json"]) == 0
-    params = {"transcript": TRANSCRIPT, "question": "Is it right?",
-              "files": [{"path": "notes.txt", "content": "café\n", "size": 6},
-                        {"path": "blob.bin", "content_base64": "/wA=", "size": 2}]}
+    assert (
+        main(
+            [
+                "shape",
+                "session.json",
+                "--question",
+                "Is it right?",
+                "--file",
+                "notes.txt",
+                "--file",
+                "blob.bin",
+                "--json",
+            ]
+        )
+        == 0
+    )
+    params = {
+        "transcript": TRANSCRIPT,
+        "question": "Is it right?",
+        "files": [
+            {"path": "notes.txt", "content": "café\n", "size": 6},
+            {"path": "blob.bin", "content_base64": "/wA=", "size": 2},
+        ],
+    }
     assert json.loads(capsys.readouterr().out) == reference().call("shape", params)
 
 
@@ -255,12 +298,15 @@ def test_shape_through_a_harness_and_its_error_answer(tmp_path, monkeypatch, cap
     assert "unsupported_op" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("content, shown", [
-    (None, "missing.json"),
-    ("{not json", "broken.json"),
-    ('{"neither": 1}', "broken.json"),
-    ('[{"role": "narrator", "content": "x"}]', "transcript[0].role"),
-])
+@pytest.mark.parametrize(
+    "content, shown",
+    [
+        (None, "missing.json"),
+        ("{not json", "broken.json"),
+        ('{"neither": 1}', "broken.json"),
+        ('[{"role": "narrator", "content": "x"}]', "transcript[0].role"),
+    ],
+)
 def test_shape_input_problems_exit_2_naming_the_file_or_field(tmp_path, monkeypatch, capsys, content, shown):
     """A missing or non-JSON transcript, one of no known form, or an error answer exits 2 naming the file or `at`."""
     monkeypatch.chdir(tmp_path)

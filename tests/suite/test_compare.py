@@ -10,28 +10,56 @@ from advisor_conformance._tools.cli import main
 from advisor_conformance._tools.report import compare_runs, parse_run
 
 
-def report(rules: dict[str, str], tests: list[tuple[str, list[str], str]] = (), *, name: str = "impl",
-           catalogue: str = "cat1") -> dict:
+def report(
+    rules: dict[str, str], tests: list[tuple[str, list[str], str]] = (), *, name: str = "impl", catalogue: str = "cat1"
+) -> dict:
     """A format-1 rule report with these rule outcomes and tests (node ID, rules, outcome)."""
     return {
         "format": 1,
         "suite": {"name": "advisor-conformance", "version": "0.1.0", "protocol": 1, "catalogue": catalogue},
         "implementation": {"name": name, "version": "1.0"},
-        "run": {"target": name, "arguments": [], "strict_should": False, "started": "2026-01-02T03:04:05+00:00",
-                "duration_s": 1.5},
-        "rules": [{"id": rule_id, "area": rule_id.split(".")[0], "level": "must", "tag": "SPEC", "outcome": outcome,
-                   "tests": 1, "passed": 0, "failed": 0, "warned": 0, "xfailed": 0, "skipped": 0}
-                  for rule_id, outcome in rules.items()],
-        "tests": [{"nodeid": nodeid, "rules": ids, "outcome": outcome,
-                   **({"message": f"[{ids[0]}] it broke"} if outcome != "passed" else {})}
-                  for nodeid, ids, outcome in tests],
+        "run": {
+            "target": name,
+            "arguments": [],
+            "strict_should": False,
+            "started": "2026-01-02T03:04:05+00:00",
+            "duration_s": 1.5,
+        },
+        "rules": [
+            {
+                "id": rule_id,
+                "area": rule_id.split(".")[0],
+                "level": "must",
+                "tag": "SPEC",
+                "outcome": outcome,
+                "tests": 1,
+                "passed": 0,
+                "failed": 0,
+                "warned": 0,
+                "xfailed": 0,
+                "skipped": 0,
+            }
+            for rule_id, outcome in rules.items()
+        ],
+        "tests": [
+            {
+                "nodeid": nodeid,
+                "rules": ids,
+                "outcome": outcome,
+                **({"message": f"[{ids[0]}] it broke"} if outcome != "passed" else {}),
+            }
+            for nodeid, ids, outcome in tests
+        ],
         "collected": {},
     }
 
 
 BASE_RULES = {"a.one": "passed", "a.two": "passed", "b.three": "warning"}
-BASE_TESTS = [("tests/test_a.py::t1", ["a.one"], "passed"), ("tests/test_a.py::t2", ["a.two"], "passed"),
-              ("tests/test_b.py::t3", ["b.three"], "warned")]
+BASE_TESTS = [
+    ("tests/test_a.py::t1", ["a.one"], "passed"),
+    ("tests/test_a.py::t2", ["a.two"], "passed"),
+    ("tests/test_b.py::t3", ["b.three"], "warned"),
+]
 
 
 def write(tmp_path, name: str, data) -> str:
@@ -63,33 +91,38 @@ def test_one_more_failing_rule_exits_1_and_names_it(tmp_path, capsys):
 
 def test_comparison_lists_the_worse_rule_and_test():
     """The worse rule and the worse test are the only changes, each with its old and new outcome."""
-    new = report({**BASE_RULES, "a.two": "failed"},
-                 [BASE_TESTS[0], ("tests/test_a.py::t2", ["a.two"], "failed"), BASE_TESTS[2]])
+    new = report(
+        {**BASE_RULES, "a.two": "failed"}, [BASE_TESTS[0], ("tests/test_a.py::t2", ["a.two"], "failed"), BASE_TESTS[2]]
+    )
     comparison = compare_runs(parse_run(report(BASE_RULES, BASE_TESTS)), parse_run(new))
     assert [(c.id, c.old, c.new, c.direction) for c in comparison.rules] == [("a.two", "passed", "failed", "worse")]
     assert [(c.id, c.old, c.new, c.direction) for c in comparison.tests] == [
-        ("tests/test_a.py::t2", "passed", "failed", "worse")]
+        ("tests/test_a.py::t2", "passed", "failed", "worse")
+    ]
     assert "it broke" in comparison.tests[0].message
 
 
-@pytest.mark.parametrize(("old", "new", "direction"), [
-    ("passed", "failed", "worse"),
-    ("passed", "warning", "worse"),
-    ("passed", "xfailed", "worse"),
-    ("passed", "skipped", "worse"),
-    ("passed", "no tests", "worse"),
-    ("warning", "failed", "worse"),
-    ("xfailed", "warning", "worse"),
-    ("skipped", "xfailed", "worse"),
-    ("failed", "passed", "better"),
-    ("failed", "warning", "better"),
-    ("warning", "xfailed", "better"),
-    ("no tests", "passed", "better"),
-    ("skipped", "no tests", "changed"),
-    ("passed", "not checked", "worse"),
-    ("not checked", "skipped", "changed"),
-    ("no tests", "skipped", "changed"),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "direction"),
+    [
+        ("passed", "failed", "worse"),
+        ("passed", "warning", "worse"),
+        ("passed", "xfailed", "worse"),
+        ("passed", "skipped", "worse"),
+        ("passed", "no tests", "worse"),
+        ("warning", "failed", "worse"),
+        ("xfailed", "warning", "worse"),
+        ("skipped", "xfailed", "worse"),
+        ("failed", "passed", "better"),
+        ("failed", "warning", "better"),
+        ("warning", "xfailed", "better"),
+        ("no tests", "passed", "better"),
+        ("skipped", "no tests", "changed"),
+        ("passed", "not checked", "worse"),
+        ("not checked", "skipped", "changed"),
+        ("no tests", "skipped", "changed"),
+    ],
+)
 def test_rule_outcomes_are_ordered_failed_warning_xfailed_skipped_passed(old, new, direction):
     """A rule's change is worse down the order failed < warning < xfailed < skipped = no tests < passed."""
     comparison = compare_runs(parse_run(report({"a.one": old})), parse_run(report({"a.one": new})))
@@ -97,20 +130,25 @@ def test_rule_outcomes_are_ordered_failed_warning_xfailed_skipped_passed(old, ne
     assert comparison.worse == (direction == "worse")
 
 
-@pytest.mark.parametrize(("old", "new", "direction"), [
-    ("passed", "failed", "worse"),
-    ("passed", "warned", "worse"),
-    ("passed", "skipped", "worse"),
-    ("xfailed", "failed", "worse"),
-    ("failed", "xfailed", "better"),
-    ("skipped", "passed", "better"),
-    ("warned", "passed", "better"),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "direction"),
+    [
+        ("passed", "failed", "worse"),
+        ("passed", "warned", "worse"),
+        ("passed", "skipped", "worse"),
+        ("xfailed", "failed", "worse"),
+        ("failed", "xfailed", "better"),
+        ("skipped", "passed", "better"),
+        ("warned", "passed", "better"),
+    ],
+)
 def test_test_outcomes_are_ordered_failed_warned_xfailed_skipped_passed(old, new, direction):
     """A test's change is worse down the order failed < warned < xfailed < skipped < passed."""
     rules = {"a.one": "passed"}
-    comparison = compare_runs(parse_run(report(rules, [("tests/test_a.py::t", ["a.one"], old)])),
-                              parse_run(report(rules, [("tests/test_a.py::t", ["a.one"], new)])))
+    comparison = compare_runs(
+        parse_run(report(rules, [("tests/test_a.py::t", ["a.one"], old)])),
+        parse_run(report(rules, [("tests/test_a.py::t", ["a.one"], new)])),
+    )
     assert [change.direction for change in comparison.tests] == [direction]
     assert comparison.worse == (direction == "worse")
 
@@ -126,9 +164,12 @@ def test_new_failing_rule_is_worse_and_a_new_passing_one_is_not():
 
 def test_disappeared_rule_and_test_are_listed_but_not_worse():
     """A rule or test found only in the old run is listed as disappeared and does not count as worse."""
-    old = parse_run(report({"a.one": "passed", "a.gone": "passed"},
-                           [("tests/test_a.py::t", ["a.one"], "passed"),
-                            ("tests/test_a.py::gone", ["a.gone"], "passed")]))
+    old = parse_run(
+        report(
+            {"a.one": "passed", "a.gone": "passed"},
+            [("tests/test_a.py::t", ["a.one"], "passed"), ("tests/test_a.py::gone", ["a.gone"], "passed")],
+        )
+    )
     new = parse_run(report({"a.one": "passed"}, [("tests/test_a.py::t", ["a.one"], "passed")]))
     comparison = compare_runs(old, new)
     assert [(c.id, c.new, c.direction) for c in comparison.rules] == [("a.gone", None, "disappeared")]
@@ -139,8 +180,12 @@ def test_disappeared_rule_and_test_are_listed_but_not_worse():
 def test_new_failing_test_is_worse():
     """A test found only in the new run counts as worse when it fails."""
     old = parse_run(report({"a.one": "failed"}, [("tests/test_a.py::t", ["a.one"], "failed")]))
-    new = parse_run(report({"a.one": "failed"}, [("tests/test_a.py::t", ["a.one"], "failed"),
-                                                 ("tests/test_a.py::u", ["a.one"], "failed")]))
+    new = parse_run(
+        report(
+            {"a.one": "failed"},
+            [("tests/test_a.py::t", ["a.one"], "failed"), ("tests/test_a.py::u", ["a.one"], "failed")],
+        )
+    )
     comparison = compare_runs(old, new)
     assert comparison.rules == []
     assert [(c.id, c.old, c.direction) for c in comparison.tests] == [("tests/test_a.py::u", None, "worse")]
@@ -159,8 +204,9 @@ def test_tests_match_across_the_folder_the_run_started_in(module):
 
 def test_different_catalogues_are_noted():
     """Runs of different catalogue versions compare, with a note that says so."""
-    comparison = compare_runs(parse_run(report({"a.one": "passed"}, catalogue="old")),
-                              parse_run(report({"a.one": "passed"}, catalogue="new")))
+    comparison = compare_runs(
+        parse_run(report({"a.one": "passed"}, catalogue="old")), parse_run(report({"a.one": "passed"}, catalogue="new"))
+    )
     assert any("old" in note and "new" in note for note in comparison.notes)
 
 
@@ -189,15 +235,18 @@ def test_text_output_lists_every_test_with_all(tmp_path, capsys):
     assert "t[059]" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize(("content", "which"), [
-    (None, "old"),
-    ("{not json", "old"),
-    ('{"rules": []}', "new"),
-    ('{"format": 99, "rules": []}', "new"),
-    ('{"format": 1, "rules": [{"id": "a.one", "outcome": "great"}]}', "new"),
-    ('{"format": 1, "rules": [], "tests": [{"nodeid": "t", "outcome": "meh"}]}', "old"),
-    (b"\xff\xfe{}", "old"),
-])
+@pytest.mark.parametrize(
+    ("content", "which"),
+    [
+        (None, "old"),
+        ("{not json", "old"),
+        ('{"rules": []}', "new"),
+        ('{"format": 99, "rules": []}', "new"),
+        ('{"format": 1, "rules": [{"id": "a.one", "outcome": "great"}]}', "new"),
+        ('{"format": 1, "rules": [], "tests": [{"nodeid": "t", "outcome": "meh"}]}', "old"),
+        (b"\xff\xfe{}", "old"),
+    ],
+)
 def test_unreadable_input_exits_2_naming_the_file(tmp_path, capsys, content, which):
     """A missing, non-JSON, non-report or malformed input makes `compare` exit 2 with a message naming that file."""
     good = write(tmp_path, "good.json", report(BASE_RULES))

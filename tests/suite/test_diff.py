@@ -65,8 +65,9 @@ def test_a_question_followed_by_one_newline_is_found_in_the_final_message(refere
     assert found is not None and found.op == "shape"
     assert found.input["question"].strip()
     parts = found.parts()
-    assert len(parts) == 1 and parts[0]["path"].startswith("answer.messages[") and parts[0]["path"].endswith(
-        "].content"), parts
+    assert (
+        len(parts) == 1 and parts[0]["path"].startswith("answer.messages[") and parts[0]["path"].endswith("].content")
+    ), parts
     assert parts[0]["a"].endswith("\n\n{{guidance_request}}") and parts[0]["b"].endswith("\n{{guidance_request}}")
 
 
@@ -110,16 +111,29 @@ def test_the_alternative_diverges_from_the_reference_only_in_open_choices(refere
 
 # -- the open choices, one by one ----------------------------------------------------------------------------
 
-A = {"strings": {"guidance_request": "Advise.", "deduped_file_notice": "(same as read)",
-                 "deduped_file_block": "File: {path}\n{notice}\n\n", "budget_spent": "spent {used}/{max}"},
-     "options": {"args_json": "origin"}}
-B = {"strings": {"guidance_request": "What next?", "deduped_file_notice": "[unchanged]",
-                 "budget_spent": "{max} allowed, {used} used"}, "options": {"args_json": "semantic"}}
+A = {
+    "strings": {
+        "guidance_request": "Advise.",
+        "deduped_file_notice": "(same as read)",
+        "deduped_file_block": "File: {path}\n{notice}\n\n",
+        "budget_spent": "spent {used}/{max}",
+    },
+    "options": {"args_json": "origin"},
+}
+B = {
+    "strings": {
+        "guidance_request": "What next?",
+        "deduped_file_notice": "[unchanged]",
+        "budget_spent": "{max} allowed, {used} used",
+    },
+    "options": {"args_json": "semantic"},
+}
 KEY_1, KEY_2 = "a" * 32, "b" * 32
 
 
-def paths(op: str, a: Any, b: Any, params: Any = None, *, first: dict = A, second: dict = B, **kwargs: Any
-          ) -> list[str]:
+def paths(
+    op: str, a: Any, b: Any, params: Any = None, *, first: dict = A, second: dict = B, **kwargs: Any
+) -> list[str]:
     found, _ = _diff.diverging(op, params or {}, (a, b), (first, second), **kwargs)
     return [diff.where for diff in found]
 
@@ -137,8 +151,9 @@ def test_declared_strings_compare_by_name_not_by_wording():
 def test_budget_notes_compare_by_their_counts():
     """The budget-spent notes of two templates are equal with the same counts, and differ with others."""
     assert paths("scenario", {"calls": [{"result": "spent 3/3"}]}, {"calls": [{"result": "3 allowed, 3 used"}]}) == []
-    assert paths("scenario", {"calls": [{"result": "spent 3/3"}]}, {"calls": [{"result": "3 allowed, 2 used"}]}) \
-        == ["answer.calls[0].result"]
+    assert paths("scenario", {"calls": [{"result": "spent 3/3"}]}, {"calls": [{"result": "3 allowed, 2 used"}]}) == [
+        "answer.calls[0].result"
+    ]
 
 
 def test_deduped_blocks_compare_by_path_whatever_their_layout():
@@ -161,15 +176,18 @@ def test_args_json_compares_as_bytes_only_when_both_declare_the_origin_encoding(
 def test_fresh_keys_compare_by_where_they_repeat():
     """Fresh cache keys are equal when they repeat in the same places, and differ when one side mints a new key
     where the other reuses one, or ignores the key it was given."""
+
     def requests(*keys):
         return {"provider_requests": [{"prompt_cache_key": key} for key in keys]}
 
     assert paths("scenario", requests(KEY_1, KEY_1), requests(KEY_2, KEY_2)) == []
-    assert paths("scenario", requests(KEY_1, KEY_1), requests(KEY_1, KEY_2)) == ["answer.provider_requests[1]"
-                                                                                 ".prompt_cache_key"]
+    assert paths("scenario", requests(KEY_1, KEY_1), requests(KEY_1, KEY_2)) == [
+        "answer.provider_requests[1].prompt_cache_key"
+    ]
     given = {"runtime": {"cache_key_store": {"advisor": KEY_1}}}
-    assert paths("scenario", requests(KEY_1), requests(KEY_2), given) == ["answer.provider_requests[0]"
-                                                                          ".prompt_cache_key"]
+    assert paths("scenario", requests(KEY_1), requests(KEY_2), given) == [
+        "answer.provider_requests[0].prompt_cache_key"
+    ]
 
 
 def _call(result: str, key: str) -> dict:
@@ -182,33 +200,49 @@ def test_token_limit_notes_compare_whatever_their_separator_and_order():
     strings = {"no_content_note": "(nothing)", "token_limit_note": "[cut]"}
     described = {"strings": strings}
     for a, b in [("Use a lock.\n\n[cut]", "Use a lock. [cut]"), ("(nothing)\n\n[cut]", "[cut]")]:
-        assert paths("scenario", _call(a, "k"), _call(b, "k"), {"runtime": {}}, first=described,
-                     second=described) == []
-    assert paths("scenario", _call("Use a lock.\n\n[cut]", "k"), _call("Use a lock!\n[cut]", "k"), {"runtime": {}},
-                 first=described, second=described) == ["answer.calls[0].result"]
+        assert paths("scenario", _call(a, "k"), _call(b, "k"), {"runtime": {}}, first=described, second=described) == []
+    assert paths(
+        "scenario",
+        _call("Use a lock.\n\n[cut]", "k"),
+        _call("Use a lock!\n[cut]", "k"),
+        {"runtime": {}},
+        first=described,
+        second=described,
+    ) == ["answer.calls[0].result"]
 
 
 def test_keys_of_a_store_without_an_advisor_key_compare_as_open():
     """A store without the slot `advisor` may give no key or mint one: its keys are open; with the slot they are
     not."""
     assert paths("scenario", _call("ok", KEY_1), _call("ok", "minted"), {"runtime": {"cache_key_store": {}}}) == []
-    assert paths("scenario", _call("ok", "k-1"), _call("ok", "minted"),
-                 {"runtime": {"cache_key_store": {"advisor": "k-1"}}}) == ["answer.provider_requests[0].prompt_cache_key"]
+    assert paths(
+        "scenario", _call("ok", "k-1"), _call("ok", "minted"), {"runtime": {"cache_key_store": {"advisor": "k-1"}}}
+    ) == ["answer.provider_requests[0].prompt_cache_key"]
 
 
 def test_errors_compare_by_code_and_field():
     """Errors with other messages are equal; another code or field differs; a call's field may be named from the
     call or from the params."""
+
     def call_error(code, at, message):
         return {"calls": [{"error": {"code": code, "message": message, "at": at}}]}
 
-    assert paths("scenario", call_error("invalid_input", "input.question", "bad"),
-                 call_error("invalid_input", "steps[0].call.input.question", "question must be a string")) == []
-    assert paths("scenario", call_error("invalid_input", "input.files", "x"), call_error("file_error", "input.files",
-                                                                                          "x")) \
-        == ["answer.calls[0].error.code"]
-    assert paths("shape", {"error": {"code": "invalid_input", "message": "x", "at": "transcript[0].role"}},
-                 {"error": {"code": "invalid_input", "message": "x", "at": "transcript[0]"}}) == ["answer.error.at"]
+    assert (
+        paths(
+            "scenario",
+            call_error("invalid_input", "input.question", "bad"),
+            call_error("invalid_input", "steps[0].call.input.question", "question must be a string"),
+        )
+        == []
+    )
+    assert paths(
+        "scenario", call_error("invalid_input", "input.files", "x"), call_error("file_error", "input.files", "x")
+    ) == ["answer.calls[0].error.code"]
+    assert paths(
+        "shape",
+        {"error": {"code": "invalid_input", "message": "x", "at": "transcript[0].role"}},
+        {"error": {"code": "invalid_input", "message": "x", "at": "transcript[0]"}},
+    ) == ["answer.error.at"]
 
 
 def anthropic(messages_: list, thinking: Any = None, max_tokens: int = 4096) -> dict:
@@ -229,19 +263,32 @@ def test_thinking_budgets_compare_by_their_bounds():
     params = {"provider": "anthropic", "request": {"messages": [{"role": "user", "content": "x"}]}}
     wire = [block("user", "x")]
     assert paths("encode", anthropic(wire, 3000), anthropic(wire, 2048), params) == []
-    assert paths("encode", anthropic(wire, 1024, 1100), anthropic(wire, 1023, 1100), params) \
-        == ["answer.body.thinking.budget_tokens"]
+    assert paths("encode", anthropic(wire, 1024, 1100), anthropic(wire, 1023, 1100), params) == [
+        "answer.body.thinking.budget_tokens"
+    ]
 
 
 def test_an_empty_user_message_may_be_left_out_or_given_text_on_the_anthropic_wire():
     """An empty user message left out on one side and given a text on the other compares equal (the markers too,
     which depend on it); any other message left out differs."""
-    request = {"messages": [{"role": "user", "content": "first"}, {"role": "assistant", "content": "reply"},
-                            {"role": "user", "content": ""}, {"role": "user", "content": "advise"}]}
+    request = {
+        "messages": [
+            {"role": "user", "content": "first"},
+            {"role": "assistant", "content": "reply"},
+            {"role": "user", "content": ""},
+            {"role": "user", "content": "advise"},
+        ]
+    }
     params = {"provider": "anthropic", "request": request}
     left_out = anthropic([block("user", "first"), block("assistant", "reply", marked=True), block("user", "advise")])
-    given_text = anthropic([block("user", "first"), block("assistant", "reply"), block("user", "(empty)", marked=True),
-                            block("user", "advise")])
+    given_text = anthropic(
+        [
+            block("user", "first"),
+            block("assistant", "reply"),
+            block("user", "(empty)", marked=True),
+            block("user", "advise"),
+        ]
+    )
     assert paths("encode", left_out, given_text, params) == []
     dropped = anthropic([block("user", "first"), block("user", "(empty)", marked=True), block("user", "advise")])
     assert paths("encode", left_out, dropped, params) != []

@@ -33,9 +33,11 @@ def _prose(text: str) -> str:
 def links(text: str) -> list[str]:
     """The link targets of a markdown text: inline links and images, reference definitions and autolinks."""
     prose = _prose(text)
-    return ([match[1] for match in _INLINE_LINK.finditer(prose)]
-            + [match[1] for match in _REFERENCE_DEFINITION.finditer(prose)]
-            + [match[1] for match in _AUTOLINK.finditer(prose)])
+    return (
+        [match[1] for match in _INLINE_LINK.finditer(prose)]
+        + [match[1] for match in _REFERENCE_DEFINITION.finditer(prose)]
+        + [match[1] for match in _AUTOLINK.finditer(prose)]
+    )
 
 
 def pages() -> list[Path]:
@@ -71,8 +73,9 @@ def link_problems(page: Path, text: str) -> list[str]:
 def test_readme_stays_under_150_lines():
     """The README (the package's page on PyPI) has fewer than 150 lines; the rest of the documentation is in docs/."""
     count = len(README.read_text(encoding="utf-8").splitlines())
-    assert count < README_MAX_LINES, \
+    assert count < README_MAX_LINES, (
         f"README.md has {count} lines (at most {README_MAX_LINES - 1}): move a section to docs/"
+    )
 
 
 @pytest.mark.parametrize("page", pages(), ids=lambda page: str(page.relative_to(ROOT)))
@@ -83,8 +86,11 @@ def test_every_link_is_relative_and_resolves_to_a_repository_file(page):
 
 def test_no_page_names_an_address_outside_the_repository():
     """No URL appears in the prose of the README or of docs/ (the project links nothing outside itself)."""
-    found = [f"{page.relative_to(ROOT)}: {match[0]}" for page in pages()
-             for match in re.finditer(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S*", _prose(page.read_text(encoding="utf-8")))]
+    found = [
+        f"{page.relative_to(ROOT)}: {match[0]}"
+        for page in pages()
+        for match in re.finditer(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://\S*", _prose(page.read_text(encoding="utf-8")))
+    ]
     assert not found, "\n".join(found[:20])
 
 
@@ -104,28 +110,41 @@ def test_every_docs_file_is_reachable_from_the_readme():
             resolved = None if _SCHEME.match(target) else _resolve(page, target)
             if resolved is not None and resolved.is_file():
                 queue.append(resolved)
-    unreached = sorted(str(path.relative_to(ROOT)) for path in DOCS.rglob("*")
-                       if path.is_file() and path.resolve() not in seen)
+    unreached = sorted(
+        str(path.relative_to(ROOT)) for path in DOCS.rglob("*") if path.is_file() and path.resolve() not in seen
+    )
     assert not unreached, f"not linked from the README or a page it reaches: {unreached}"
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ("see [the page](docs/a.md) and [`b.md`](b.md#part)", ["docs/a.md", "b.md#part"]),
-    ("an image ![x](img.png \"title\") and <https://example.org>", ["img.png", "https://example.org"]),
-    ("[ref]: docs/c.md\n", ["docs/c.md"]),
-    ("```sh\necho '[x](not-a-link.md)'\n```\nand `[y](nor-this.md)` in code", []),
-    ("a [link with [brackets] inside](d.md)", ["d.md"]),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("see [the page](docs/a.md) and [`b.md`](b.md#part)", ["docs/a.md", "b.md#part"]),
+        ('an image ![x](img.png "title") and <https://example.org>', ["img.png", "https://example.org"]),
+        ("[ref]: docs/c.md\n", ["docs/c.md"]),
+        ("```sh\necho '[x](not-a-link.md)'\n```\nand `[y](nor-this.md)` in code", []),
+        ("a [link with [brackets] inside](d.md)", ["d.md"]),
+    ],
+)
 def test_links_are_read_from_prose_not_code(text, expected):
     """The link reader finds inline links, images, reference definitions and autolinks, and none inside code."""
     assert sorted(links(text)) == sorted(expected)
 
 
-@pytest.mark.parametrize(("target", "bad"), [
-    ("https://example.org", True), ("/etc/passwd", True), ("../../outside.md", True), ("missing.md", True),
-    ("", True), ("rules.md", False), ("#section", False), ("../README.md#quickstart", False),
-    ("ci/github-actions-python.yml", False),
-])
+@pytest.mark.parametrize(
+    ("target", "bad"),
+    [
+        ("https://example.org", True),
+        ("/etc/passwd", True),
+        ("../../outside.md", True),
+        ("missing.md", True),
+        ("", True),
+        ("rules.md", False),
+        ("#section", False),
+        ("../README.md#quickstart", False),
+        ("ci/github-actions-python.yml", False),
+    ],
+)
 def test_each_kind_of_bad_link_is_reported(target, bad):
     """A URL, an absolute path, a link climbing out of the repository, a missing file and an empty target are each
     reported; a link to a file of the repository, or to a place in the same page, is not."""

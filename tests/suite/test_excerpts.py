@@ -31,13 +31,17 @@ def test_an_excerpt_reads_back_as_exactly_its_slice(text, start, length):
     assert first == max(0, start) and last == min(max(0, start + length), len(text))
 
 
-@pytest.mark.parametrize("expected, actual, names", [
-    ("a b", "a\u00a0b", ["U+0020 SPACE", "U+00A0 NO-BREAK SPACE"]),
-    ("ab", "a\u200db", ["U+0062 LATIN SMALL LETTER B", "U+200D ZERO WIDTH JOINER"]),
-    ("pay", "p\u0430y", ["U+0061 LATIN SMALL LETTER A", "U+0430 CYRILLIC SMALL LETTER A"]),
-    ("x\u2026", "x...", ["U+2026 HORIZONTAL ELLIPSIS", "U+002E FULL STOP"]),
-    ("line\n", "line", ["U+000A", "the end of the text"]),
-], ids=["no-break-space", "zero-width-joiner", "look-alike", "ellipsis", "end"])
+@pytest.mark.parametrize(
+    "expected, actual, names",
+    [
+        ("a b", "a\u00a0b", ["U+0020 SPACE", "U+00A0 NO-BREAK SPACE"]),
+        ("ab", "a\u200db", ["U+0062 LATIN SMALL LETTER B", "U+200D ZERO WIDTH JOINER"]),
+        ("pay", "p\u0430y", ["U+0061 LATIN SMALL LETTER A", "U+0430 CYRILLIC SMALL LETTER A"]),
+        ("x\u2026", "x...", ["U+2026 HORIZONTAL ELLIPSIS", "U+002E FULL STOP"]),
+        ("line\n", "line", ["U+000A", "the end of the text"]),
+    ],
+    ids=["no-break-space", "zero-width-joiner", "look-alike", "ellipsis", "end"],
+)
 def test_the_characters_where_texts_part_are_named_by_code_point(expected, actual, names):
     """Where two texts part, each side's character is named by code point (and name), so a difference nobody can see
     is still read; a text that ends there says so."""
@@ -60,7 +64,7 @@ def test_a_long_string_difference_in_a_failure_is_sliced_and_named():
     assert [label for label, *_ in excerpts] == ["expected", "actual"]
     for label, first, last, literal in excerpts:
         text = expected if label == "expected" else actual
-        assert ast.literal_eval(literal) == text[int(first):int(last)]
+        assert ast.literal_eval(literal) == text[int(first) : int(last)]
         assert int(first) <= at < int(last)
 
 

@@ -27,14 +27,14 @@ print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
 
 
 def loaded_by(*argv: str) -> tuple[int, set[str]]:
-    result = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, timeout=120, check=True
+    )
     report = json.loads(result.stdout)
     return report["code"], {name.partition(".")[0] for name in report["modules"]}
 
 
-@pytest.mark.parametrize("argv", [("rules",), ("rules", "--markdown"), ("--version",), ("--help",)],
-                         ids=" ".join)
+@pytest.mark.parametrize("argv", [("rules",), ("rules", "--markdown"), ("--version",), ("--help",)], ids=" ".join)
 def test_reading_the_rules_loads_no_test_machinery(argv):
     """`advisor-conformance rules` (and `--version`, `--help`) runs to success without importing hypothesis,
     werkzeug or pytest-httpserver."""

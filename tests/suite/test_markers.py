@@ -23,13 +23,17 @@ def test_names_of_the_catalogue_are_no_problem():
     assert problems("not slow") == []
 
 
-@pytest.mark.parametrize("expression, named, suggested", [
-    ('rule(id="elision.marker-formt")', "elision.marker-formt", "elision.marker-format"),
-    ('rule(area="elison")', "elison", "elision"),
-    ('rule(level="musst")', "musst", "must"),
-    ('rule(aera="elision")', "aera", "area"),
-    ('rule("elision.marker-format")', "elision.marker-format", None),
-], ids=["rule", "area", "level", "keyword", "positional"])
+@pytest.mark.parametrize(
+    "expression, named, suggested",
+    [
+        ('rule(id="elision.marker-formt")', "elision.marker-formt", "elision.marker-format"),
+        ('rule(area="elison")', "elison", "elision"),
+        ('rule(level="musst")', "musst", "must"),
+        ('rule(aera="elision")', "aera", "area"),
+        ('rule("elision.marker-format")', "elision.marker-format", None),
+    ],
+    ids=["rule", "area", "level", "keyword", "positional"],
+)
 def test_a_name_outside_the_catalogue_is_a_problem_with_the_closest_names(expression, named, suggested):
     """An unknown rule ID, area, level or keyword in rule(...) is a problem naming it and the closest known name."""
     (problem,) = problems(expression)

@@ -43,11 +43,15 @@ def test_five_megabyte_answer_with_one_unexpected_key_names_the_key_briefly():
     assert _lines_are_capped(message)
 
 
-@pytest.mark.parametrize("answer", [
-    {"messages": "y" * (20 * 1024 * 1024)},
-    {"messages": [{"role": "", "content": "z" * 1024} for _ in range(20_000)]},
-    {"messages": [{"role": "user", "content": 7}] * 50_000},
-], ids=["20mb-string-for-an-array", "20k-messages-with-an-empty-role", "50k-messages-with-a-bad-type"])
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"messages": "y" * (20 * 1024 * 1024)},
+        {"messages": [{"role": "", "content": "z" * 1024} for _ in range(20_000)]},
+        {"messages": [{"role": "user", "content": 7}] * 50_000},
+    ],
+    ids=["20mb-string-for-an-array", "20k-messages-with-an-empty-role", "50k-messages-with-a-bad-type"],
+)
 def test_huge_answers_outside_the_schema_give_messages_of_a_few_kilobytes(answer):
     """An answer of megabytes outside the schema gives a message of at most a few KB that names the path."""
     message = _contract_error(answer)
@@ -59,8 +63,14 @@ def test_huge_answers_outside_the_schema_give_messages_of_a_few_kilobytes(answer
 def test_rule_violation_with_huge_values_keeps_every_section_and_stays_bounded():
     """A violation about megabytes of input and answer still shows the rule, the input and the answer, within bounds."""
     huge = {"transcript": [{"role": "user", "content": "q" * BIG}] * 3 + [{"role": "user", "content": "w"}] * 5000}
-    error = violation("files.per-file-cap", "the file was not capped", input=huge, answer={"messages": huge["transcript"]},
-                      expected="a" * BIG, actual="a" * (BIG - 1) + "b")
+    error = violation(
+        "files.per-file-cap",
+        "the file was not capped",
+        input=huge,
+        answer={"messages": huge["transcript"]},
+        expected="a" * BIG,
+        actual="a" * (BIG - 1) + "b",
+    )
     message = str(error)
     assert message.startswith("[files.per-file-cap]")
     assert "input:" in message and "answer:" in message

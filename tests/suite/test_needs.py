@@ -21,19 +21,36 @@ def _implementation(areas, **described):
 HTTP = {"runtime": {"http_provider": {"kind": "openai", "base_url": "http://127.0.0.1:9"}}, "steps": []}
 
 
-@pytest.mark.parametrize("needs, op, params, fix", [
-    (_needs(["handler"], ["scenario"]), "scenario", {"runtime": {}, "steps": []}, None),
-    (_needs(["handler"], ["scenario"]), "describe", {}, None),
-    (_needs(["request"], ["shape"]), "scenario", {"steps": []}, "operations=['scenario']"),
-    (_needs(["handler"], ["scenario"]), "scenario", HTTP, "capabilities=['http']"),
-    (_needs(["handler"], ["scenario"], ["http"]), "scenario", HTTP, None),
-    (_needs(["workspace"], ["scenario"]), "scenario", {"runtime": {"confine_to_work_dir": True}},
-     "options={'confinement': True}"),
-    (_needs(["breakpoints"], ["encode"]), "encode", {"provider": "anthropic"}, None),
-    (_needs(["breakpoints"], ["encode"]), "encode", {"provider": "codex"}, "areas=['wire']"),
-    (_needs(["breakpoints", "wire"], ["encode"]), "encode", {"provider": "openai"}, None),
-], ids=["declared-op", "describe", "other-op", "http-undeclared", "http-declared", "confined-undeclared",
-        "anthropic-encoding", "codex-encoding-without-wire", "openai-encoding-with-wire"])
+@pytest.mark.parametrize(
+    "needs, op, params, fix",
+    [
+        (_needs(["handler"], ["scenario"]), "scenario", {"runtime": {}, "steps": []}, None),
+        (_needs(["handler"], ["scenario"]), "describe", {}, None),
+        (_needs(["request"], ["shape"]), "scenario", {"steps": []}, "operations=['scenario']"),
+        (_needs(["handler"], ["scenario"]), "scenario", HTTP, "capabilities=['http']"),
+        (_needs(["handler"], ["scenario"], ["http"]), "scenario", HTTP, None),
+        (
+            _needs(["workspace"], ["scenario"]),
+            "scenario",
+            {"runtime": {"confine_to_work_dir": True}},
+            "options={'confinement': True}",
+        ),
+        (_needs(["breakpoints"], ["encode"]), "encode", {"provider": "anthropic"}, None),
+        (_needs(["breakpoints"], ["encode"]), "encode", {"provider": "codex"}, "areas=['wire']"),
+        (_needs(["breakpoints", "wire"], ["encode"]), "encode", {"provider": "openai"}, None),
+    ],
+    ids=[
+        "declared-op",
+        "describe",
+        "other-op",
+        "http-undeclared",
+        "http-declared",
+        "confined-undeclared",
+        "anthropic-encoding",
+        "codex-encoding-without-wire",
+        "openai-encoding-with-wire",
+    ],
+)
 def test_a_call_beyond_the_declared_needs_is_named_with_its_fix(needs, op, params, fix):
     """A call within the test's needs is admitted; one beyond them is named with the needs argument that declares
     it."""
@@ -45,14 +62,25 @@ def test_what_is_not_declared_is_named():
     implementation = _implementation(["handler", "request"], options={"args_json": "semantic"})
     assert unmet(_needs(["handler"], ["scenario", "shape"]), implementation) == []
     missing = unmet(_needs(["handler"], ["scenario", "encode"], ["http"], [("args_json", "origin")]), implementation)
-    assert len(missing) == 3 and "'encode'" in missing[0] and "capability http" in missing[1] \
-        and "args_json='origin'" in missing[2], missing
+    assert (
+        len(missing) == 3
+        and "'encode'" in missing[0]
+        and "capability http" in missing[1]
+        and "args_json='origin'" in missing[2]
+    ), missing
     assert unmet(_needs(["wire"], ["encode"]), implementation) == ["the area(s) wire"]
 
 
-@pytest.mark.parametrize("areas, capabilities, offered", [
-    (["handler"], None, set()), (["handler", "streaming"], None, {"http"}), (["handler"], {"http": True}, {"http"}),
-    (["streaming"], {"http": False}, set())], ids=["left-out", "implied-by-streaming", "declared", "declined"])
+@pytest.mark.parametrize(
+    "areas, capabilities, offered",
+    [
+        (["handler"], None, set()),
+        (["handler", "streaming"], None, {"http"}),
+        (["handler"], {"http": True}, {"http"}),
+        (["streaming"], {"http": False}, set()),
+    ],
+    ids=["left-out", "implied-by-streaming", "declared", "declined"],
+)
 def test_a_capability_left_out_is_offered_only_when_a_declared_area_needs_it(areas, capabilities, offered):
     """Left out of describe, http is offered exactly when the streaming area is declared; declared, as declared."""
     described = {} if capabilities is None else {"capabilities": capabilities}

@@ -28,9 +28,13 @@ def test_every_rule_has_a_partition_and_every_class_a_deterministic_test(rule_te
     assert not found, f"{len(found)} partition problems:\n" + "\n".join(found[:200])
 
 
-COLLECTED = {"question.cap": ["tests/question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]",
-                              "tests/question/test_question.py::test_question_cap_is_by_bytes_after_trimming",
-                              "tests/test_vectors.py::test_golden_vector[question/question-4000-bytes]"]}
+COLLECTED = {
+    "question.cap": [
+        "tests/question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]",
+        "tests/question/test_question.py::test_question_cap_is_by_bytes_after_trimming",
+        "tests/test_vectors.py::test_golden_vector[question/question-4000-bytes]",
+    ]
+}
 
 
 def _one(*tests: str, rule: str = "question.cap") -> list[str]:
@@ -39,23 +43,40 @@ def _one(*tests: str, rule: str = "question.cap") -> list[str]:
 
 def test_deterministic_references_pass():
     """A parametrized test by its ID, a golden vector and a property by one of its labelled examples are accepted."""
-    assert _one("question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]",
-                "test_vectors.py::test_golden_vector[question/question-4000-bytes]",
-                "question/test_question.py::test_question_cap_is_by_bytes_after_trimming@question.cap:multibyte-split"
-                ) == []
+    assert (
+        _one(
+            "question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]",
+            "test_vectors.py::test_golden_vector[question/question-4000-bytes]",
+            "question/test_question.py::test_question_cap_is_by_bytes_after_trimming@question.cap:multibyte-split",
+        )
+        == []
+    )
 
 
-@pytest.mark.parametrize("tests, named", [
-    ((), "no deterministic test"),
-    (("question/test_question.py::test_question_up_to_4000_bytes_is_whole[4001]",), "[4001]"),
-    (("question/test_question.py::test_question_cap_is_by_bytes_after_trimming",), "explicit examples"),
-    (("question/test_question.py::test_question_cap_is_by_bytes_after_trimming@question.cap:nowhere",),
-     "question.cap:nowhere"),
-    (("question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]@label",), "not a property"),
-    (("question/test_question.py::test_blank_question_leaves_nothing[empty]",), "no such test"),
-    (("question.py::whole",), "question.py::whole"),
-], ids=["no-test", "unknown-parameter", "property-without-label", "unknown-label", "label-on-plain-test",
-        "test-of-another-rule", "malformed"])
+@pytest.mark.parametrize(
+    "tests, named",
+    [
+        ((), "no deterministic test"),
+        (("question/test_question.py::test_question_up_to_4000_bytes_is_whole[4001]",), "[4001]"),
+        (("question/test_question.py::test_question_cap_is_by_bytes_after_trimming",), "explicit examples"),
+        (
+            ("question/test_question.py::test_question_cap_is_by_bytes_after_trimming@question.cap:nowhere",),
+            "question.cap:nowhere",
+        ),
+        (("question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]@label",), "not a property"),
+        (("question/test_question.py::test_blank_question_leaves_nothing[empty]",), "no such test"),
+        (("question.py::whole",), "question.py::whole"),
+    ],
+    ids=[
+        "no-test",
+        "unknown-parameter",
+        "property-without-label",
+        "unknown-label",
+        "label-on-plain-test",
+        "test-of-another-rule",
+        "malformed",
+    ],
+)
 def test_a_class_without_a_deterministic_test_is_a_problem(tests, named):
     """A class with no test, a missing test, a property named without one of its labels, or another rule's test is reported."""
     found = _one(*tests)
@@ -75,15 +96,19 @@ def test_a_class_written_twice_is_a_problem():
     assert any("twice" in line for line in problems(["question.cap"], COLLECTED, {"question.cap": classes}))
 
 
-@pytest.mark.parametrize("text", [
-    '[["question.cap"]]\nclass = "At Cap"\nwhat = "x"\ntests = []\n',
-    '[["question.cap"]]\nclass = "at-cap"\nwhat = ""\ntests = []\n',
-    '[["question.cap"]]\nclass = "at-cap"\nwhat = "x"\ntests = "t"\n',
-    '[["question.cap"]]\nclass = "at-cap"\nwhat = "x"\ntests = []\nextra = 1\n',
-    '[["files.cap"]]\nclass = "at-cap"\nwhat = "x"\ntests = []\n',
-    '["question.cap"]\nclass = "at-cap"\n',
-    '[["question.cap"]\n',
-], ids=["class-name", "blank-what", "tests-not-list", "unknown-key", "other-area", "not-array", "not-toml"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[["question.cap"]]\nclass = "At Cap"\nwhat = "x"\ntests = []\n',
+        '[["question.cap"]]\nclass = "at-cap"\nwhat = ""\ntests = []\n',
+        '[["question.cap"]]\nclass = "at-cap"\nwhat = "x"\ntests = "t"\n',
+        '[["question.cap"]]\nclass = "at-cap"\nwhat = "x"\ntests = []\nextra = 1\n',
+        '[["files.cap"]]\nclass = "at-cap"\nwhat = "x"\ntests = []\n',
+        '["question.cap"]\nclass = "at-cap"\n',
+        '[["question.cap"]\n',
+    ],
+    ids=["class-name", "blank-what", "tests-not-list", "unknown-key", "other-area", "not-array", "not-toml"],
+)
 def test_malformed_partition_files_are_rejected(tmp_path, text):
     """A partition file that breaks the format is rejected, naming the file."""
     (tmp_path / "question.toml").write_text(text, encoding="utf-8")
@@ -92,6 +117,7 @@ def test_malformed_partition_files_are_rejected(tmp_path, text):
 
 
 # -- the plausible mistakes of a port ------------------------------------------------------------------------------
+
 
 def test_every_rule_lists_its_plausible_mistakes_and_the_tests_that_fail_them(rule_tests):
     """Each rule lists at least one plausible mistake of a port, and each names tests of the rule that exist (or
@@ -105,8 +131,12 @@ def test_each_mistake_names_a_broken_implementation_that_exists():
     from ..fakes.broken import load_entries
 
     known = {entry.id: entry.rule for entry in load_entries()}
-    wrong = [f"{rule}: {mistake.broken}" for rule, listed in load_mistakes().items() for mistake in listed
-             if mistake.broken and known.get(mistake.broken) != rule]
+    wrong = [
+        f"{rule}: {mistake.broken}"
+        for rule, listed in load_mistakes().items()
+        for mistake in listed
+        if mistake.broken and known.get(mistake.broken) != rule
+    ]
     assert not wrong, wrong
 
 
@@ -119,13 +149,17 @@ def test_every_broken_implementation_is_a_listed_mistake():
     assert not missing, missing
 
 
-@pytest.mark.parametrize("text", [
-    '[[mistakes."question.trim"]]\nmistake = "x"\n',
-    '[[mistakes."question.trim"]]\nmistake = "x"\ncaught = ["a"]\nopen = "why"\n',
-    '[[mistakes."question.trim"]]\nmistake = ""\nopen = "why"\n',
-    '[[mistakes."question.trim"]]\nmistake = "x"\nopen = "why"\nfixed = true\n',
-    '[[mistakes."files.cap"]]\nmistake = "x"\nopen = "why"\n',
-], ids=["neither-caught-nor-open", "both", "blank-mistake", "unknown-key", "other-area"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '[[mistakes."question.trim"]]\nmistake = "x"\n',
+        '[[mistakes."question.trim"]]\nmistake = "x"\ncaught = ["a"]\nopen = "why"\n',
+        '[[mistakes."question.trim"]]\nmistake = ""\nopen = "why"\n',
+        '[[mistakes."question.trim"]]\nmistake = "x"\nopen = "why"\nfixed = true\n',
+        '[[mistakes."files.cap"]]\nmistake = "x"\nopen = "why"\n',
+    ],
+    ids=["neither-caught-nor-open", "both", "blank-mistake", "unknown-key", "other-area"],
+)
 def test_malformed_mistake_lists_are_rejected(tmp_path, text):
     """A list of mistakes that breaks the format is rejected, naming the file."""
     (tmp_path / "question.toml").write_text(text, encoding="utf-8")
@@ -135,9 +169,11 @@ def test_malformed_mistake_lists_are_rejected(tmp_path, text):
 
 def test_a_mistake_caught_by_a_test_of_another_rule_is_a_problem():
     """A mistake whose test does not carry the rule is reported; a property may be named whole."""
-    mistakes = {"question.cap": (Mistake("question.cap", "x",
-                                         ("question/test_question.py::test_blank_question_leaves_nothing",)),
-                                 Mistake("question.cap", "y",
-                                         ("question/test_question.py::test_question_cap_is_by_bytes_after_trimming",)))}
+    mistakes = {
+        "question.cap": (
+            Mistake("question.cap", "x", ("question/test_question.py::test_blank_question_leaves_nothing",)),
+            Mistake("question.cap", "y", ("question/test_question.py::test_question_cap_is_by_bytes_after_trimming",)),
+        )
+    }
     found = mistake_problems(["question.cap"], COLLECTED, mistakes)
     assert len(found) == 1 and "mistakes[0]" in found[0], found

@@ -17,8 +17,11 @@ def test_one_violation_is_its_own_blame():
 
 def test_a_group_of_violations_is_blamed_on_each():
     """An exception group of violations (several explicit examples failing) yields every leaf, nested groups too."""
-    first, second, third = (RuleViolation("a", ["question.trim"]), RuleViolation("b", ["question.cap"]),
-                            RuleViolation("c", ["question.blank-line"]))
+    first, second, third = (
+        RuleViolation("a", ["question.trim"]),
+        RuleViolation("b", ["question.cap"]),
+        RuleViolation("c", ["question.blank-line"]),
+    )
     group = ExceptionGroup("examples", [first, ExceptionGroup("more", [second, third])])
     assert _violations(group) == [first, second, third]
 
@@ -45,9 +48,13 @@ def test_rule_ids_the_catalogue_does_not_know_are_returned_not_dropped():
     from advisor_conformance._pytest_plugin.plugin import blame_of
 
     assert blame_of(RuleViolation("x", ["question.cap", "question.kap"]), ["question.trim"], ALL_AREAS) == (
-        ["question.cap"], ["question.kap"])
+        ["question.cap"],
+        ["question.kap"],
+    )
     assert blame_of(RuleViolation("x", ["question.kap"]), ["question.trim"], ALL_AREAS) == (
-        ["question.trim"], ["question.kap"])
+        ["question.trim"],
+        ["question.kap"],
+    )
 
 
 def test_a_rule_of_an_area_not_declared_is_never_blamed():
@@ -58,4 +65,6 @@ def test_a_rule_of_an_area_not_declared_is_never_blamed():
     named = RuleViolation("x", ["streaming.anthropic-events", "handler.note-trimmed"])
     assert blame_of(named, ["handler.empty-answer-note"], {"handler"}) == (["handler.note-trimmed"], [])
     assert blame_of(RuleViolation("x", ["streaming.anthropic-events"]), ["handler.empty-answer-note"], {"handler"}) == (
-        ["handler.empty-answer-note"], [])
+        ["handler.empty-answer-note"],
+        [],
+    )

@@ -49,38 +49,72 @@ source = "spec: beta three."
 HOSTILE = "</script><script>alert('x')</script> <!-- \"quoted\" 'single' \u2028line\u2029para & <b>bold</b>"
 
 
-def report(rules: dict[str, str], tests: list[tuple[str, list[str], str, str]] = (), *, name: str = "impl",
-           catalogue: str = "cat1", started: str = "2026-01-02T03:04:05+00:00") -> dict:
+def report(
+    rules: dict[str, str],
+    tests: list[tuple[str, list[str], str, str]] = (),
+    *,
+    name: str = "impl",
+    catalogue: str = "cat1",
+    started: str = "2026-01-02T03:04:05+00:00",
+) -> dict:
     """A format-1 rule report with these rule outcomes and tests (node ID, rules, outcome, message)."""
     rows = []
     for rule_id, outcome in rules.items():
         mine = [test for test in tests if rule_id in test[1]]
-        counts = {key: sum(1 for test in mine if test[2] == key) for key in ("passed", "failed", "warned", "xfailed",
-                                                                              "skipped")}
-        rows.append({"id": rule_id, "area": rule_id.split(".")[0], "level": "must", "tag": "SPEC", "outcome": outcome,
-                     "tests": len(mine), **counts})
+        counts = {
+            key: sum(1 for test in mine if test[2] == key)
+            for key in ("passed", "failed", "warned", "xfailed", "skipped")
+        }
+        rows.append(
+            {
+                "id": rule_id,
+                "area": rule_id.split(".")[0],
+                "level": "must",
+                "tag": "SPEC",
+                "outcome": outcome,
+                "tests": len(mine),
+                **counts,
+            }
+        )
     return {
         "format": 1,
         "suite": {"name": "advisor-conformance", "version": "0.1.0", "protocol": 1, "catalogue": catalogue},
         "implementation": {"name": name, "version": "1.0", "language": "python"},
-        "run": {"target": f"cmd:{name}", "arguments": ["-q"], "strict_should": False, "started": started,
-                "duration_s": 2.0},
+        "run": {
+            "target": f"cmd:{name}",
+            "arguments": ["-q"],
+            "strict_should": False,
+            "started": started,
+            "duration_s": 2.0,
+        },
         "counts": {"rules": {}, "tests": {"passed": sum(1 for t in tests if t[2] == "passed")}},
         "rules": rows,
-        "tests": [{"nodeid": nodeid, "rules": ids, "outcome": outcome, **({"message": message} if message else {})}
-                  for nodeid, ids, outcome, message in tests],
+        "tests": [
+            {"nodeid": nodeid, "rules": ids, "outcome": outcome, **({"message": message} if message else {})}
+            for nodeid, ids, outcome, message in tests
+        ],
         "collected": {},
     }
 
 
-GOOD = report({"alpha.one": "passed", "alpha.two": "passed", "beta.three": "passed"},
-              [("tests/test_a.py::one", ["alpha.one"], "passed", ""),
-               ("tests/test_a.py::two", ["alpha.two"], "passed", ""),
-               ("tests/test_b.py::three", ["beta.three"], "passed", "")], name="good")
-BAD = report({"alpha.one": "failed", "alpha.two": "warning", "beta.three": "skipped"},
-             [("tests/test_a.py::one", ["alpha.one"], "failed", "[alpha.one] " + HOSTILE),
-              ("tests/test_a.py::two", ["alpha.two"], "warned", "[alpha.two] should have"),
-              ("tests/test_b.py::three", ["beta.three"], "skipped", "area beta not declared")], name="bad")
+GOOD = report(
+    {"alpha.one": "passed", "alpha.two": "passed", "beta.three": "passed"},
+    [
+        ("tests/test_a.py::one", ["alpha.one"], "passed", ""),
+        ("tests/test_a.py::two", ["alpha.two"], "passed", ""),
+        ("tests/test_b.py::three", ["beta.three"], "passed", ""),
+    ],
+    name="good",
+)
+BAD = report(
+    {"alpha.one": "failed", "alpha.two": "warning", "beta.three": "skipped"},
+    [
+        ("tests/test_a.py::one", ["alpha.one"], "failed", "[alpha.one] " + HOSTILE),
+        ("tests/test_a.py::two", ["alpha.two"], "warned", "[alpha.two] should have"),
+        ("tests/test_b.py::three", ["beta.three"], "skipped", "area beta not declared"),
+    ],
+    name="bad",
+)
 
 
 class PageParser(HTMLParser):
@@ -114,8 +148,15 @@ class PageParser(HTMLParser):
                 self.row_attrs[self._row] = attrs
         if tag == "td" and "cell" in attrs.get("class", "").split() and self._row:
             self.cells[self._row].append(attrs["data-outcome"])
-            self.cell_info.append({"rule": self._row, "run": attrs["data-run"], "outcome": attrs["data-outcome"],
-                                   "class": attrs["class"], "symbol": ""})
+            self.cell_info.append(
+                {
+                    "rule": self._row,
+                    "run": attrs["data-run"],
+                    "outcome": attrs["data-outcome"],
+                    "class": attrs["class"],
+                    "symbol": "",
+                }
+            )
         if tag == "button" and self.cell_info and self._row == self.cell_info[-1]["rule"]:
             self.cell_info[-1]["label"] = attrs.get("aria-label", "")
         self._symbol = tag == "span" and attrs.get("class") == "sym"
@@ -155,8 +196,9 @@ def parse(page: str) -> tuple[PageParser, dict]:
 
 
 def build(*reports: dict, **options) -> str:
-    return build_page([parse_run(data, f"run{i}.json") for i, data in enumerate(reports)], catalogue=CATALOGUE,
-                      **options)
+    return build_page(
+        [parse_run(data, f"run{i}.json") for i, data in enumerate(reports)], catalogue=CATALOGUE, **options
+    )
 
 
 def test_one_cell_per_rule_and_run_with_the_reports_outcome():
@@ -183,10 +225,17 @@ def test_each_outcome_has_its_own_symbol_and_label():
     last = report({"alpha.one": "not checked", "alpha.two": "passed", "beta.three": "passed"})
     page, _ = parse(build(data, more, last))
     assert {cell["outcome"]: cell["symbol"] for cell in page.cell_info} == {
-        "passed": "✓", "failed": "✗", "warning": "!", "xfailed": "x", "skipped": "–", "no tests": "·",
-        "not checked": "?"}
-    expected = {(row["id"], str(run)): row["outcome"]
-                for run, rules in enumerate((data, more, last)) for row in rules["rules"]}
+        "passed": "✓",
+        "failed": "✗",
+        "warning": "!",
+        "xfailed": "x",
+        "skipped": "–",
+        "no tests": "·",
+        "not checked": "?",
+    }
+    expected = {
+        (row["id"], str(run)): row["outcome"] for run, rules in enumerate((data, more, last)) for row in rules["rules"]
+    }
     assert len(page.cell_info) == len(expected) == 9
     for cell in page.cell_info:
         assert cell["label"].startswith(cell["rule"]) and f": {expected[(cell['rule'], cell['run'])]}" in cell["label"]
@@ -217,22 +266,36 @@ def test_failing_test_is_listed_as_failed_only_under_the_rules_its_failure_count
     """A failing test whose report names the rules it failed is listed as failed under those rules' cells, as not
     checked under its rules it did not check past the failure, and not at all under the rules it checked in full."""
     data = report({"alpha.one": "failed", "alpha.two": "passed", "beta.three": "not checked"})
-    data["tests"] = [{"nodeid": "tests/test_a.py::both", "rules": ["alpha.one", "alpha.two", "beta.three"],
-                      "outcome": "failed", "message": "[alpha.one] no", "failed_rules": ["alpha.one"],
-                      "checked_rules": ["alpha.two"]}]
+    data["tests"] = [
+        {
+            "nodeid": "tests/test_a.py::both",
+            "rules": ["alpha.one", "alpha.two", "beta.three"],
+            "outcome": "failed",
+            "message": "[alpha.one] no",
+            "failed_rules": ["alpha.one"],
+            "checked_rules": ["alpha.two"],
+        }
+    ]
     _, embedded = parse(build(data))
     assert {rule: tests[0][1] for rule, tests in embedded["cells"][0].items()} == {
-        "alpha.one": "failed", "beta.three": "not checked"}
-    plain = report({"alpha.one": "failed", "alpha.two": "failed"},
-                   [("tests/test_a.py::both", ["alpha.one", "alpha.two"], "failed", "[alpha.one, alpha.two] no")])
+        "alpha.one": "failed",
+        "beta.three": "not checked",
+    }
+    plain = report(
+        {"alpha.one": "failed", "alpha.two": "failed"},
+        [("tests/test_a.py::both", ["alpha.one", "alpha.two"], "failed", "[alpha.one, alpha.two] no")],
+    )
     _, embedded = parse(build(plain))
     assert set(embedded["cells"][0]) == {"alpha.one", "alpha.two"}
 
 
 def test_text_from_reports_is_escaped_everywhere():
     """Messages, names and statements with markup, quotes and U+2028 cannot close the script or add elements."""
-    hostile_name = report({"alpha.one": "failed"}, [("tests/test_a.py::x", ["alpha.one"], "failed", HOSTILE)],
-                          name='<img src=x onerror="alert(1)">')
+    hostile_name = report(
+        {"alpha.one": "failed"},
+        [("tests/test_a.py::x", ["alpha.one"], "failed", HOSTILE)],
+        name='<img src=x onerror="alert(1)">',
+    )
     html = build(hostile_name)
     assert html.count("</script>") == 2  # the data block and the script, nothing from a report
     assert "<img" not in html and "<b>bold" not in html and "\u2028" not in html and "\u2029" not in html
@@ -255,8 +318,9 @@ def test_lone_surrogates_and_control_characters_do_not_break_the_page():
 
 def test_page_fetches_nothing():
     """The page has no external src or href, no link, no CSS url() or @import, and a CSP that forbids requests."""
-    data = report({"alpha.one": "failed"},
-                  [("tests/test_a.py::x", ["alpha.one"], "failed", "see https://example.invalid/a.png")])
+    data = report(
+        {"alpha.one": "failed"}, [("tests/test_a.py::x", ["alpha.one"], "failed", "see https://example.invalid/a.png")]
+    )
     html = build(data, GOOD, compare=True)
     page, _ = parse(html)
     for tag, attrs in page.tags:
@@ -285,8 +349,10 @@ def test_long_messages_are_cut_to_the_limit():
 
 def test_many_long_messages_stay_within_the_budget():
     """Many long distinct messages are cut shorter so the page stays near the message budget."""
-    tests = [(f"tests/test_a.py::x[{i}]", ["alpha.one"], "failed", f"[alpha.one] {i} " + "z" * MESSAGE_LIMIT)
-             for i in range(400)]
+    tests = [
+        (f"tests/test_a.py::x[{i}]", ["alpha.one"], "failed", f"[alpha.one] {i} " + "z" * MESSAGE_LIMIT)
+        for i in range(400)
+    ]
     html = build(report({"alpha.one": "failed"}, tests))
     _, data = parse(html)
     assert len(data["messages"]) == 400
@@ -296,8 +362,10 @@ def test_many_long_messages_stay_within_the_budget():
 
 def test_short_messages_stay_whole_when_long_ones_are_cut():
     """Past the budget only the long messages are cut; a short message next to them is embedded whole."""
-    tests = [(f"tests/test_a.py::x[{i}]", ["alpha.one"], "failed", f"[alpha.one] {i} " + "z" * MESSAGE_LIMIT)
-             for i in range(200)]
+    tests = [
+        (f"tests/test_a.py::x[{i}]", ["alpha.one"], "failed", f"[alpha.one] {i} " + "z" * MESSAGE_LIMIT)
+        for i in range(200)
+    ]
     short = "[alpha.two] short and whole"
     tests.append(("tests/test_a.py::short", ["alpha.two"], "failed", short))
     _, data = parse(build(report({"alpha.one": "failed", "alpha.two": "failed"}, tests)))
@@ -327,9 +395,15 @@ def test_filter_attributes_mark_rules_not_passed_everywhere_and_levels():
     """Each row says whether every run passed it and the rule's level, which the filters read."""
     page, _ = parse(build(GOOD, BAD))
     assert {rule: attrs["data-all-passed"] for rule, attrs in page.row_attrs.items()} == {
-        "alpha.one": "0", "alpha.two": "0", "beta.three": "0"}
+        "alpha.one": "0",
+        "alpha.two": "0",
+        "beta.three": "0",
+    }
     assert {rule: attrs["data-level"] for rule, attrs in page.row_attrs.items()} == {
-        "alpha.one": "must", "alpha.two": "should", "beta.three": "must"}
+        "alpha.one": "must",
+        "alpha.two": "should",
+        "beta.three": "must",
+    }
     page, _ = parse(build(GOOD, GOOD))
     assert {attrs["data-all-passed"] for attrs in page.row_attrs.values()} == {"1"}
 

@@ -30,13 +30,30 @@ XFAILS = ("**/*xfails*.txt",)
 #: Strings shaped like a rule ID that are not one, each for a stated reason.
 NOT_RULES = {
     # attributes of a provider request, named in the reference's and the suite's messages and comments
-    "request.body", "request.messages", "request.model", "request.reasoning", "request.stream", "request.temperature",
-    "request.tools", "wire.kind", "workspace.workspace",
+    "request.body",
+    "request.messages",
+    "request.model",
+    "request.reasoning",
+    "request.stream",
+    "request.temperature",
+    "request.tools",
+    "wire.kind",
+    "workspace.workspace",
     # made-up IDs that tests of the suite's own machinery feed it, to show an unknown or misspelt rule is refused
-    "elision.marker-formt", "elision.no-such-rule", "elision.nope", "elision.retired-rule", "files.cap",
-    "question.gone", "question.kap",
+    "elision.marker-formt",
+    "elision.no-such-rule",
+    "elision.nope",
+    "elision.retired-rule",
+    "files.cap",
+    "question.gone",
+    "question.kap",
     # rules of the synthetic suites whose layout tests/suite/test_suite_layout.py checks
-    "streaming.a", "streaming.b", "wire.a", "wire.b", "wire.c", "wire.d",
+    "streaming.a",
+    "streaming.b",
+    "wire.a",
+    "wire.b",
+    "wire.c",
+    "wire.d",
 }
 #: A name after an area that makes a file name, not a rule (``question.toml``, ``wire.py``).
 EXTENSIONS = {"py", "toml", "json", "md", "txt", "go", "js", "mjs", "sse", "ambr", "html", "css", "ini", "tmpl"}
@@ -124,11 +141,14 @@ def test_every_rule_id_written_in_the_repository_is_in_the_catalogue():
 def test_scan_reports_unknown_ids_in_code_tags_vectors_partitions_and_xfails(tmp_path):
     """A misspelt ID in a string, a rule tag, a vector, a partition or an xfails file is reported; names are not."""
     module = tmp_path / "module.py"
-    module.write_text('"""Docstring (rule: elision.treshold)."""\n'
-                      'RULES = ["elision.threshold", f"{1}elision.byte-cutt"]\n'
-                      'PATHS = ["elision.py", "tests/elision.json", "advisor.elision.x", "elision.threshold.py"]\n'
-                      'x = 1  # rule: elision.marker-fromat\n'
-                      '# elision.not-a-tag (a plain comment is prose)\n', encoding="utf-8")
+    module.write_text(
+        '"""Docstring (rule: elision.treshold)."""\n'
+        'RULES = ["elision.threshold", f"{1}elision.byte-cutt"]\n'
+        'PATHS = ["elision.py", "tests/elision.json", "advisor.elision.x", "elision.threshold.py"]\n'
+        "x = 1  # rule: elision.marker-fromat\n"
+        "# elision.not-a-tag (a plain comment is prose)\n",
+        encoding="utf-8",
+    )
     vector = tmp_path / "vector.json"
     vector.write_text(json.dumps({"cases": [{"rules": ["elision.threshold", "elision.utf8-bundary"]}]}))
     partition = tmp_path / "elision.toml"
@@ -136,7 +156,13 @@ def test_scan_reports_unknown_ids_in_code_tags_vectors_partitions_and_xfails(tmp
     xfails = tmp_path / "my-xfails.txt"
     xfails.write_text("elision.threshold\nelision.byte-cut2  # flaky\n# elision.commented-out\n", encoding="utf-8")
     found = unknown_ids([module, vector, partition, xfails], {"elision.threshold", "elision.byte-cut"}, ["elision"])
-    assert sorted(found) == sorted([
-        f"{module}:1: elision.treshold", f"{module}:2: elision.byte-cutt", f"{module}:4: elision.marker-fromat",
-        f"{vector}:0: elision.utf8-bundary", f"{partition}:0: elision.thresold", f"{xfails}:2: elision.byte-cut2",
-    ])
+    assert sorted(found) == sorted(
+        [
+            f"{module}:1: elision.treshold",
+            f"{module}:2: elision.byte-cutt",
+            f"{module}:4: elision.marker-fromat",
+            f"{vector}:0: elision.utf8-bundary",
+            f"{partition}:0: elision.thresold",
+            f"{xfails}:2: elision.byte-cut2",
+        ]
+    )

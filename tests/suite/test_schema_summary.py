@@ -63,12 +63,25 @@ def test_the_summary_of_four_million_bad_items_names_the_first_ones():
     assert "messages/0" in line and "object" in line and "integer" in line
 
 
-@pytest.mark.parametrize("items, unique", [
-    ([1, 1.0], False), ([1, True], True), ([0, False], True), ([None, None], False), (["a", "b"], True),
-    ([{"a": [1, 2]}, {"a": [1, 2.0]}], False), ([{"a": 1}, {"b": 1}], True), ([[1, 2], [2, 1]], True),
-    ([1e2, 100], False), (["1.0", 1.0], True), ([{"e": "x", "f": 1}, {"f": 1.0, "e": "x"}], False), ([-0.0, 0], False),
-    ([{"n": i} for i in range(5_000)], True), ([{"n": i % 4_999} for i in range(5_000)], False),
-])
+@pytest.mark.parametrize(
+    "items, unique",
+    [
+        ([1, 1.0], False),
+        ([1, True], True),
+        ([0, False], True),
+        ([None, None], False),
+        (["a", "b"], True),
+        ([{"a": [1, 2]}, {"a": [1, 2.0]}], False),
+        ([{"a": 1}, {"b": 1}], True),
+        ([[1, 2], [2, 1]], True),
+        ([1e2, 100], False),
+        (["1.0", 1.0], True),
+        ([{"e": "x", "f": 1}, {"f": 1.0, "e": "x"}], False),
+        ([-0.0, 0], False),
+        ([{"n": i} for i in range(5_000)], True),
+        ([{"n": i % 4_999} for i in range(5_000)], False),
+    ],
+)
 def test_unique_items_is_one_pass_with_json_equality(items, unique):
     """uniqueItems calls two items equal as JSON Schema does (1 and 1.0, not 1 and true), 20,000 objects in one pass."""
     validator = bounded_validator(jsonschema.Draft202012Validator)({"uniqueItems": True})
@@ -83,12 +96,27 @@ def test_no_error_quotes_a_huge_instance():
 
 
 def _json():
-    scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([1.0, 0.5, -0.0]),
-                        st.sampled_from(["", "user", "assistant", "anthropic", "k", "x" * 5, "7"]))
-    return st.recursive(scalars, lambda inner: st.one_of(
-        st.lists(inner, max_size=4),
-        st.dictionaries(st.sampled_from(["messages", "role", "content", "error", "code", "message", "at", "calls",
-                                         "result", "name", "x"]), inner, max_size=4)), max_leaves=12)
+    scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-3, 3),
+        st.sampled_from([1.0, 0.5, -0.0]),
+        st.sampled_from(["", "user", "assistant", "anthropic", "k", "x" * 5, "7"]),
+    )
+    return st.recursive(
+        scalars,
+        lambda inner: st.one_of(
+            st.lists(inner, max_size=4),
+            st.dictionaries(
+                st.sampled_from(
+                    ["messages", "role", "content", "error", "code", "message", "at", "calls", "result", "name", "x"]
+                ),
+                inner,
+                max_size=4,
+            ),
+        ),
+        max_leaves=12,
+    )
 
 
 def _real_answers():
@@ -99,7 +127,9 @@ def _real_answers():
     return answers
 
 
-@pytest.mark.parametrize("definition, value", _real_answers(), ids=lambda value: value if isinstance(value, str) else "")
+@pytest.mark.parametrize(
+    "definition, value", _real_answers(), ids=lambda value: value if isinstance(value, str) else ""
+)
 def test_real_answers_are_valid_for_both_validators(definition, value):
     """The reference's answers to the probes, and the probes, are valid for jsonschema and for the bounded validator."""
     assert PLAIN.evolve(schema={"$ref": f"#/$defs/{definition}", "$defs": SCHEMA["$defs"]}).is_valid(value)

@@ -38,8 +38,9 @@ KILLED = re.compile(r"code -9\b|signal 9\b")
 BIG = {"transcript": [{"role": "user", "content": "x" * (1 << 20)}]}  # far over a pipe's buffer
 
 
-def faulty(fault: str, after: int, flag: Path, *extra: object, timeout: float = 20.0, wrap: str = "",
-           **options: Any) -> SubprocessTransport:
+def faulty(
+    fault: str, after: int, flag: Path, *extra: object, timeout: float = 20.0, wrap: str = "", **options: Any
+) -> SubprocessTransport:
     """The faulty harness with ``fault`` on the ``after``-th operation, optionally behind ``sh -c``; the timeout leaves
     a harness room to start on a busy machine (a test that needs a short one sets it with :func:`within`)."""
     command = shlex.join([*FAULTY, fault, str(after), str(flag), *map(str, extra)])
@@ -179,8 +180,11 @@ def test_a_huge_answer_line_gives_a_bounded_failure(tmp_path, size, restarts):
         close(transport, flag)
 
 
-@pytest.mark.parametrize("fault, pause, failing", [("duplicate-answer", 0, 2), ("late-duplicate", 1.0, 3)],
-                         ids=["in-one-write", "after-a-pause"])
+@pytest.mark.parametrize(
+    "fault, pause, failing",
+    [("duplicate-answer", 0, 2), ("late-duplicate", 1.0, 3)],
+    ids=["in-one-write", "after-a-pause"],
+)
 def test_a_duplicate_answer_fails_one_operation_and_the_next_gets_its_own(tmp_path, fault, pause, failing):
     """A second answer to a request fails the operation during which it arrives (the one answered twice when both come
     at once), showing the duplicated seq; every other operation gets its own answer."""
@@ -203,8 +207,9 @@ def test_a_duplicate_answer_fails_one_operation_and_the_next_gets_its_own(tmp_pa
     assert [o for o in outcomes if not isinstance(o, str)] == [True] * 3
 
 
-@pytest.mark.parametrize("fault, shown", [("close-stdout", "stdout"), ("crash", "code 3")],
-                         ids=["closed-stdout", "exit-code"])
+@pytest.mark.parametrize(
+    "fault, shown", [("close-stdout", "stdout"), ("crash", "code 3")], ids=["closed-stdout", "exit-code"]
+)
 def test_a_failure_tells_an_exit_from_a_closed_stdout(tmp_path, fault, shown):
     """A harness that exits is reported with its own exit code, one that closes its stdout and lives on is not
     reported with the code of the suite's kill, and no process of it is left."""
@@ -246,11 +251,15 @@ def _containers(inner: st.SearchStrategy) -> st.SearchStrategy:
     return st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
 
 
-_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
-                     _containers, max_leaves=8)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+    _containers,
+    max_leaves=8,
+)
 _FAILURE = st.dictionaries(st.sampled_from(["message", "code", "detail"]), _JSON, max_size=3) | _JSON
 _ANSWER = st.dictionaries(st.sampled_from(["seq", "result", "failure", "error", "Seq"]), _JSON, max_size=4).flatmap(
-    lambda base: st.just(base) | _FAILURE.map(lambda failure: {**base, "failure": failure}))
+    lambda base: st.just(base) | _FAILURE.map(lambda failure: {**base, "failure": failure})
+)
 
 
 @given(_ANSWER | _JSON)
@@ -269,6 +278,7 @@ def test_the_quick_answer_check_agrees_with_the_harness_schema(answer):
 
 # -- the Python harness side: serve ------------------------------------------------------------------------------------
 
+
 def served(lines: list[str], adapter: Any = None) -> list[dict[str, Any]]:
     """The answers ``serve`` writes, through a strict UTF-8 stdout like a real one, to these request lines."""
     out = io.BytesIO()
@@ -285,9 +295,16 @@ def test_serve_answers_requests_it_cannot_decode_and_goes_on(capsys):
     """A request nested too deep to decode, or not JSON, gets a failure answer with its seq when the seq can be read
     (a line on stderr when not), and the requests after it are answered."""
     deep = '{"seq": 2, "op": "shape", "params": {"transcript": ' + "[" * 5000 + "]" * 5000 + "}}"
-    answers = served([request(1, "start", {"protocol": 1}), deep, '{"seq": 3, "op": "shape", "params": {oops',
-                      "not JSON at all",
-                      request(4, "shape", SHAPE), request(5, "stop", {})])
+    answers = served(
+        [
+            request(1, "start", {"protocol": 1}),
+            deep,
+            '{"seq": 3, "op": "shape", "params": {oops',
+            "not JSON at all",
+            request(4, "shape", SHAPE),
+            request(5, "stop", {}),
+        ]
+    )
     assert [answer["seq"] for answer in answers] == [1, 2, 3, 4, 5]
     assert ["failure" in answer for answer in answers] == [False, True, True, False, False]
     assert "not JSON at all" in capsys.readouterr().err
@@ -306,8 +323,15 @@ class LoneSurrogate(ReferenceAdapter):
 def test_serve_answers_a_failure_for_an_answer_it_cannot_encode():
     """An adapter answer holding a lone surrogate gets a failure answer naming the code point, and the next request
     is answered."""
-    answers = served([request(1, "start", {"protocol": 1}), request(2, "shape", {"transcript": [], "question": "bad"}),
-                      request(3, "shape", SHAPE), request(4, "stop", {})], LoneSurrogate())
+    answers = served(
+        [
+            request(1, "start", {"protocol": 1}),
+            request(2, "shape", {"transcript": [], "question": "bad"}),
+            request(3, "shape", SHAPE),
+            request(4, "stop", {}),
+        ],
+        LoneSurrogate(),
+    )
     assert [answer["seq"] for answer in answers] == [1, 2, 3, 4]
     assert "d800" in answers[1]["failure"]["message"].lower()
     assert "messages" in answers[2]["result"]

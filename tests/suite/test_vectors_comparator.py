@@ -11,31 +11,48 @@ STRINGS = {"deduped_file_notice": "(see above)", "guidance_request": "Advise."}
 
 
 def _case(rules=("a.x", "a.y", "a.z"), pins=None):
-    return Case("f", "c", "d", tuple(rules), "shape", {}, {}, {}, None,
-                {pattern: tuple(rules) for pattern, rules in (pins or {}).items()})
+    return Case(
+        "f",
+        "c",
+        "d",
+        tuple(rules),
+        "shape",
+        {},
+        {},
+        {},
+        None,
+        {pattern: tuple(rules) for pattern, rules in (pins or {}).items()},
+    )
 
 
 def _diffs(expected, actual, **options):
     return differences(expected, actual, exact_args=options.pop("exact_args", True), **options)
 
 
-@pytest.mark.parametrize("value", [{"a": [1, "x", None, {"b": True}]}, [], "", 0, {"error": {"code": "c"}}],
-                         ids=["nested", "empty-list", "empty-string", "zero", "error"])
+@pytest.mark.parametrize(
+    "value",
+    [{"a": [1, "x", None, {"b": True}]}, [], "", 0, {"error": {"code": "c"}}],
+    ids=["nested", "empty-list", "empty-string", "zero", "error"],
+)
 def test_equal_values_have_no_difference(value):
     """A value compared with itself has no difference."""
     assert _diffs(value, value) == []
 
 
-@pytest.mark.parametrize("expected, actual, where", [
-    ({"a": 1}, {"a": 2}, "answer.a"),
-    ({"a": 1}, {"a": 1.0}, "answer.a"),
-    ({"a": 1}, {}, "answer.a"),
-    ({}, {"b": 1}, "answer.b"),
-    ([1, 2], [1, 2, 3], "answer"),
-    ([{"x": "s"}], [{"x": "t"}], "answer[0].x"),
-    ("abc", "abd", "answer"),
-    ({"a": {"b": [0, {"c": False}]}}, {"a": {"b": [0, {"c": 0}]}}, "answer.a.b[1].c"),
-], ids=["number", "int-vs-float", "missing-key", "extra-key", "longer-list", "item-field", "string", "deep-bool"])
+@pytest.mark.parametrize(
+    "expected, actual, where",
+    [
+        ({"a": 1}, {"a": 2}, "answer.a"),
+        ({"a": 1}, {"a": 1.0}, "answer.a"),
+        ({"a": 1}, {}, "answer.a"),
+        ({}, {"b": 1}, "answer.b"),
+        ([1, 2], [1, 2, 3], "answer"),
+        ([{"x": "s"}], [{"x": "t"}], "answer[0].x"),
+        ("abc", "abd", "answer"),
+        ({"a": {"b": [0, {"c": False}]}}, {"a": {"b": [0, {"c": 0}]}}, "answer.a.b[1].c"),
+    ],
+    ids=["number", "int-vs-float", "missing-key", "extra-key", "longer-list", "item-field", "string", "deep-bool"],
+)
 def test_each_kind_of_difference_is_found_at_its_path(expected, actual, where):
     """A changed, missing or extra field, a list of another length and a changed string are found where they are."""
     found = _diffs(expected, actual)
@@ -70,8 +87,9 @@ def test_fresh_keys_match_by_label():
     assert _diffs({"$hex32": "k"}, "not-a-key") != []
 
 
-@pytest.mark.parametrize("actual, ok", [(1024, True), (1500, True), (1023, False), (1501, False), (True, False),
-                                        ("1200", False)])
+@pytest.mark.parametrize(
+    "actual, ok", [(1024, True), (1500, True), (1023, False), (1501, False), (True, False), ("1200", False)]
+)
 def test_between_matches_integers_in_its_range(actual, ok):
     """$between matches an integer inside its inclusive bounds and nothing else."""
     assert (_diffs({"$between": [1024, 1500]}, actual) == []) is ok
@@ -89,9 +107,15 @@ def test_tool_call_arguments_compare_as_json_unless_exact():
     assert _diffs(expected, actual, exact_args=True) != []
 
 
-@pytest.mark.parametrize("pattern, steps", [("calls[*].result", ["calls", "*", "result"]),
-                                            ("messages[-1].content", ["messages", -1, "content"]),
-                                            ("headers.session-id", ["headers", "session-id"]), ("a[2]", ["a", 2])])
+@pytest.mark.parametrize(
+    "pattern, steps",
+    [
+        ("calls[*].result", ["calls", "*", "result"]),
+        ("messages[-1].content", ["messages", -1, "content"]),
+        ("headers.session-id", ["headers", "session-id"]),
+        ("a[2]", ["a", 2]),
+    ],
+)
 def test_patterns_parse_into_steps(pattern, steps):
     """A pins pattern is keys, indexes (negative from the end) and [*]."""
     assert parse_pattern(pattern) == steps
@@ -107,34 +131,67 @@ def test_malformed_patterns_are_refused(pattern):
 def test_longest_covering_pattern_decides_the_rules():
     """A difference is blamed on the rules of the longest pattern covering it; one no pattern covers, on all rules."""
     case = _case(pins={"messages": ["a.x"], "messages[-1].content": ["a.y"], "calls[*].result": ["a.z"]})
-    found = _diffs({"messages": [{"content": "p"}, {"content": "q"}], "calls": [{"result": 1}], "other": 0},
-                   {"messages": [{"content": "P"}, {"content": "Q"}], "calls": [{"result": 2}], "other": 1})
+    found = _diffs(
+        {"messages": [{"content": "p"}, {"content": "q"}], "calls": [{"result": 1}], "other": 0},
+        {"messages": [{"content": "P"}, {"content": "Q"}], "calls": [{"result": 2}], "other": 1},
+    )
     blamed = {diff.where: rules for diff, rules in attribute(case, found).items()}
-    assert blamed == {"answer.messages[0].content": ("a.x",), "answer.messages[1].content": ("a.y",),
-                      "answer.calls[0].result": ("a.z",), "answer.other": ("a.x", "a.y", "a.z")}
+    assert blamed == {
+        "answer.messages[0].content": ("a.x",),
+        "answer.messages[1].content": ("a.y",),
+        "answer.calls[0].result": ("a.z",),
+        "answer.other": ("a.x", "a.y", "a.z"),
+    }
 
 
 def test_fields_of_an_operation_pin_their_own_rules_over_an_enclosing_pattern():
     """A scenario's provider-request field (max tokens, cache key) is blamed on the rule of that field even when the
     vector pins only the whole request; the vector's own pins for the field still decide."""
-    case = Case("f", "c", "d", ("b.cap",), "scenario", {}, {}, {}, None,
-                {"provider_requests[*]": ("b.cap",), "provider_requests[*].prompt_cache_key": ("t.mine",)})
-    found = _diffs({"provider_requests": [{"max_tokens": 2048, "prompt_cache_key": "k", "call": 0}]},
-                   {"provider_requests": [{"max_tokens": 4096, "prompt_cache_key": "x", "call": 1}]})
+    case = Case(
+        "f",
+        "c",
+        "d",
+        ("b.cap",),
+        "scenario",
+        {},
+        {},
+        {},
+        None,
+        {"provider_requests[*]": ("b.cap",), "provider_requests[*].prompt_cache_key": ("t.mine",)},
+    )
+    found = _diffs(
+        {"provider_requests": [{"max_tokens": 2048, "prompt_cache_key": "k", "call": 0}]},
+        {"provider_requests": [{"max_tokens": 4096, "prompt_cache_key": "x", "call": 1}]},
+    )
     blamed = {diff.where: rules for diff, rules in attribute(case, found).items()}
-    assert blamed == {"answer.provider_requests[0].max_tokens": ("handler.provider-request",),
-                      "answer.provider_requests[0].prompt_cache_key": ("t.mine",),
-                      "answer.provider_requests[0].call": ("b.cap",)}
+    assert blamed == {
+        "answer.provider_requests[0].max_tokens": ("handler.provider-request",),
+        "answer.provider_requests[0].prompt_cache_key": ("t.mine",),
+        "answer.provider_requests[0].call": ("b.cap",),
+    }
 
 
 def test_session_fields_and_cache_keys_are_blamed_on_the_rule_the_expected_value_shows():
     """A request's session fields are blamed on the main agent's, a sub-agent's or the no-session rule, and its
     cache key on the store's or the fresh-key rule, by what the vector expects there."""
-    case = Case("f", "c", "d", ("b.cap",), "scenario", {}, {"provider_requests": [
-        {"transport_session": "s-advisor", "parent_session": "s", "prompt_cache_key": "store-key"},
-        {"transport_session": "s-subagent-advisor", "parent_session": "s", "prompt_cache_key": {"$hex32": "k"}},
-        {"transport_session": None, "parent_session": None, "prompt_cache_key": "store-key"}]}, {}, None,
-        {"provider_requests[*]": ("b.cap",)})
+    case = Case(
+        "f",
+        "c",
+        "d",
+        ("b.cap",),
+        "scenario",
+        {},
+        {
+            "provider_requests": [
+                {"transport_session": "s-advisor", "parent_session": "s", "prompt_cache_key": "store-key"},
+                {"transport_session": "s-subagent-advisor", "parent_session": "s", "prompt_cache_key": {"$hex32": "k"}},
+                {"transport_session": None, "parent_session": None, "prompt_cache_key": "store-key"},
+            ]
+        },
+        {},
+        None,
+        {"provider_requests[*]": ("b.cap",)},
+    )
     wrong = {"transport_session": "x", "parent_session": "x", "prompt_cache_key": "x"}
     found = _diffs(case.expect, {"provider_requests": [wrong, wrong, wrong]})
     blamed = {diff.where: rules for diff, rules in attribute(case, found).items()}
@@ -147,7 +204,8 @@ def test_session_fields_and_cache_keys_are_blamed_on_the_rule_the_expected_value
         "answer.provider_requests[1].prompt_cache_key": ("transport.fresh-key",),
         "answer.provider_requests[2].transport_session": ("transport.no-session",),
         "answer.provider_requests[2].parent_session": ("transport.no-session",),
-        "answer.provider_requests[2].prompt_cache_key": ("transport.cache-key-store",)}
+        "answer.provider_requests[2].prompt_cache_key": ("transport.cache-key-store",),
+    }
 
 
 def test_text_running_on_past_the_end_is_blamed_on_the_declared_string_it_runs_from():
@@ -163,17 +221,24 @@ def test_a_departure_in_a_tool_calls_frame_is_blamed_on_the_tool_call_line():
     flatten.tool-call-line whatever the case pins; a departure inside the arguments is left to the pins."""
     case = _case(pins={"messages": ["a.x"]})
     line = 'Looking.\n[tool_call: read {"path":"a.go"}]'
-    for actual, rules, segment in [('Looking.\n[tool_call: read] {"path":"a.go"}', ("flatten.tool-call-line",), None),
-                                   ('Looking.\n[tool_call: view {"path":"a.go"}]', ("flatten.tool-call-line",), None),
-                                   ('Looking.\n[tool_call: read {"path":"b.go"}]', ("a.x",), ("a.z",)),
-                                   ('Looking!\n[tool_call: read {"path":"a.go"}]', ("a.x",), ("a.x",)),
-                                   ('Looking.\n\n[tool_call: read {"path":"a.go"}]', ("flatten.assistant-with-calls",),
-                                    None)]:
+    for actual, rules, segment in [
+        ('Looking.\n[tool_call: read] {"path":"a.go"}', ("flatten.tool-call-line",), None),
+        ('Looking.\n[tool_call: view {"path":"a.go"}]', ("flatten.tool-call-line",), None),
+        ('Looking.\n[tool_call: read {"path":"b.go"}]', ("a.x",), ("a.z",)),
+        ('Looking!\n[tool_call: read {"path":"a.go"}]', ("a.x",), ("a.x",)),
+        ('Looking.\n\n[tool_call: read {"path":"a.go"}]', ("flatten.assistant-with-calls",), None),
+    ]:
         (diff,) = _diffs({"messages": [line]}, {"messages": [actual]})
         assert attribute(case, [diff])[diff] == rules, actual
         # the same line cut into segments (the frame's, the arguments'), each blamed on the case's own rule
-        segments = {"$segments": [["Looking.", ["a.x"]], ["\n[tool_call: read ", ["a.y"]], ['{"path":"a.go"}', ["a.z"]],
-                                  ["]", ["a.y"]]]}
+        segments = {
+            "$segments": [
+                ["Looking.", ["a.x"]],
+                ["\n[tool_call: read ", ["a.y"]],
+                ['{"path":"a.go"}', ["a.z"]],
+                ["]", ["a.y"]],
+            ]
+        }
         (diff,) = _diffs({"messages": [segments]}, {"messages": [actual]})
         assert attribute(case, [diff])[diff] == (segment or rules), actual
 
@@ -186,14 +251,21 @@ def test_arguments_written_in_another_form_are_blamed_on_the_origin_encoding(seg
     case = _case(pins={"messages": ["a.x"]})
     line = '[tool_call: write {"n":1,"text":"\\u003c\\ufffd"}]'
     expected = {"$segments": [["Saving.\n", ["a.y"]], [line, ["a.x"]]]} if segmented else "Saving.\n" + line
-    for actual, rules in [('Saving.\n[tool_call: write {"n":1,"text":"<\ufffd"}]', ("flatten.args-json-origin-encoding",)),
-                          ('Saving.\n[tool_call: write {"text":"\\u003c\\ufffd","n":1.0}]',
-                           ("flatten.args-json-origin-encoding",)),
-                          ('Saving.\n[tool_call: write {"n":1,"text":"<>"}]', ("a.x",))]:
+    for actual, rules in [
+        ('Saving.\n[tool_call: write {"n":1,"text":"<\ufffd"}]', ("flatten.args-json-origin-encoding",)),
+        ('Saving.\n[tool_call: write {"text":"\\u003c\\ufffd","n":1.0}]', ("flatten.args-json-origin-encoding",)),
+        ('Saving.\n[tool_call: write {"n":1,"text":"<>"}]', ("a.x",)),
+    ]:
         (diff,) = _diffs({"messages": [expected]}, {"messages": [actual]})
         assert attribute(case, [diff])[diff] == rules, actual
-    assert _diffs({"messages": [expected]}, {"messages": ['Saving.\n[tool_call: write {"n":1,"text":"<\ufffd"}]']},
-                  exact_args=False) == []
+    assert (
+        _diffs(
+            {"messages": [expected]},
+            {"messages": ['Saving.\n[tool_call: write {"n":1,"text":"<\ufffd"}]']},
+            exact_args=False,
+        )
+        == []
+    )
 
 
 @pytest.mark.parametrize("segmented", [False, True])
@@ -202,15 +274,34 @@ def test_a_tool_call_id_shown_on_the_line_is_blamed_on_hidden_ids(segmented):
     does) is blamed on flatten.call-ids-hidden; an id that also stands in the expected line (an argument equal to
     it) is not."""
     line = '[tool_call: bash {"command":"echo c1"}]'
-    expected = {"$segments": [["[tool_call: bash ", ["a.x"]], ['{"command":"echo c1"}', ["a.y"]], ["]", ["a.z"]]]} \
-        if segmented else line
-    case = Case("f", "c", "d", ("a.x", "a.y", "a.z"), "shape",
-                {"transcript": [{"role": "assistant", "tool_calls": [{"id": "c1", "name": "bash"}]},
-                                {"role": "user", "content": "go on"}]}, {}, {}, None, {"messages": ("a.x",)})
-    for actual, rules in [('[tool_call: bash {"command":"echo c1"} id=c1]', ("flatten.call-ids-hidden",)),
-                          ('[tool_call: bash#c1 {"command":"echo c1"}]', ("flatten.call-ids-hidden",)),
-                          ('[tool_call: bash {"command":"echo c1"} ]', ("flatten.tool-call-line",)),
-                          ('[tool_call: bash {"command":"echo c2"}]', ("a.y",) if segmented else ("flatten.args-json",))]:
+    expected = (
+        {"$segments": [["[tool_call: bash ", ["a.x"]], ['{"command":"echo c1"}', ["a.y"]], ["]", ["a.z"]]]}
+        if segmented
+        else line
+    )
+    case = Case(
+        "f",
+        "c",
+        "d",
+        ("a.x", "a.y", "a.z"),
+        "shape",
+        {
+            "transcript": [
+                {"role": "assistant", "tool_calls": [{"id": "c1", "name": "bash"}]},
+                {"role": "user", "content": "go on"},
+            ]
+        },
+        {},
+        {},
+        None,
+        {"messages": ("a.x",)},
+    )
+    for actual, rules in [
+        ('[tool_call: bash {"command":"echo c1"} id=c1]', ("flatten.call-ids-hidden",)),
+        ('[tool_call: bash#c1 {"command":"echo c1"}]', ("flatten.call-ids-hidden",)),
+        ('[tool_call: bash {"command":"echo c1"} ]', ("flatten.tool-call-line",)),
+        ('[tool_call: bash {"command":"echo c2"}]', ("a.y",) if segmented else ("flatten.args-json",)),
+    ]:
         (diff,) = _diffs({"messages": ["S", expected]}, {"messages": ["S", actual]})
         assert attribute(case, [diff])[diff] == rules, actual
 
@@ -220,17 +311,28 @@ def test_the_newline_before_a_call_line_is_blamed_on_assistant_with_calls(segmen
     """A blank line before a tool-call line, none (the line run onto the text above) or a newline after the last one
     is blamed on flatten.assistant-with-calls, whatever the segment or pins; other departures there are not."""
     text = 'Looking.\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]'
-    expected = {"$segments": [["Looking.", ["a.x"]], ['\n[tool_call: read {"path":"a.go"}]', ["a.y"]],
-                              ["\n[tool_call: ls {}]", ["a.z"]]]} if segmented else text
+    expected = (
+        {
+            "$segments": [
+                ["Looking.", ["a.x"]],
+                ['\n[tool_call: read {"path":"a.go"}]', ["a.y"]],
+                ["\n[tool_call: ls {}]", ["a.z"]],
+            ]
+        }
+        if segmented
+        else text
+    )
     case = _case(pins={"messages": ["a.x"]})
-    for actual, rules in [('Looking.\n\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]', True),
-                          ('Looking.[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]', True),
-                          ('Looking.\n[tool_call: read {"path":"a.go"}]\n\n\n[tool_call: ls {}]', True),
-                          ('Looking.\n[tool_call: read {"path":"a.go"}][tool_call: ls {}]', True),
-                          ('Looking.\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]\n', True),
-                          ('Looking.\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}] ', False),
-                          ('Looking.\n\nSee: [tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]', False),
-                          ('Looking.\n(tool_call: read {"path":"a.go"})\n[tool_call: ls {}]', False)]:
+    for actual, rules in [
+        ('Looking.\n\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]', True),
+        ('Looking.[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]', True),
+        ('Looking.\n[tool_call: read {"path":"a.go"}]\n\n\n[tool_call: ls {}]', True),
+        ('Looking.\n[tool_call: read {"path":"a.go"}][tool_call: ls {}]', True),
+        ('Looking.\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]\n', True),
+        ('Looking.\n[tool_call: read {"path":"a.go"}]\n[tool_call: ls {}] ', False),
+        ('Looking.\n\nSee: [tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]', False),
+        ('Looking.\n(tool_call: read {"path":"a.go"})\n[tool_call: ls {}]', False),
+    ]:
         (diff,) = _diffs({"messages": [expected]}, {"messages": [actual]})
         assert (attribute(case, [diff])[diff] == ("flatten.assistant-with-calls",)) is rules, actual
 
@@ -240,12 +342,16 @@ def test_a_departure_inside_an_arguments_elision_marker_is_blamed_on_its_format(
     first character (where the cut ends) and inside a file's marker it is left to the segments or pins."""
     case = _case(pins={"messages": ["a.x"]})
     line = '[tool_call: write {"text":"abc\u2026[elided, 1002 bytes total]"}]'
-    for actual, rules in [('[tool_call: write {"text":"abc\u2026[elided, 1003 bytes total]"}]', ("elision.marker-format",)),
-                          ('[tool_call: write {"text":"abc\u2026[cut, 1002 bytes total]"}]', ("elision.marker-format",)),
-                          ('[tool_call: write {"text":"abcd\u2026[elided, 1002 bytes total]"}]', ("a.x",))]:
+    for actual, rules in [
+        ('[tool_call: write {"text":"abc\u2026[elided, 1003 bytes total]"}]', ("elision.marker-format",)),
+        ('[tool_call: write {"text":"abc\u2026[cut, 1002 bytes total]"}]', ("elision.marker-format",)),
+        ('[tool_call: write {"text":"abcd\u2026[elided, 1002 bytes total]"}]', ("a.x",)),
+    ]:
         (diff,) = _diffs({"messages": [line]}, {"messages": [actual]})
         assert attribute(case, [diff])[diff] == rules, actual
-    (diff,) = _diffs({"messages": ["abc\u2026[elided, 1002 bytes total]"]}, {"messages": ["abc\u2026[elided, 1003 bytes total]"]})
+    (diff,) = _diffs(
+        {"messages": ["abc\u2026[elided, 1002 bytes total]"]}, {"messages": ["abc\u2026[elided, 1003 bytes total]"]}
+    )
     assert attribute(case, [diff])[diff] == ("a.x",)
 
 
@@ -254,8 +360,12 @@ def test_segments_blame_the_segment_where_the_text_departs():
     last segment's."""
     expected = {"$segments": [["File: a\n", ["a.x"]], ["Q?\n\n", ["a.y"]], ["Advise.", ["a.z"]]]}
     case = _case()
-    for actual, rules in [("File: a\nQ?\n\nAdvise!", ("a.z",)), ("File: a\nQ?\nAdvise.", ("a.y",)),
-                          ("File: b\nQ?\n\nAdvise.", ("a.x",)), ("File: a\nQ?\n\nAdvise. more", ("a.z",))]:
+    for actual, rules in [
+        ("File: a\nQ?\n\nAdvise!", ("a.z",)),
+        ("File: a\nQ?\nAdvise.", ("a.y",)),
+        ("File: b\nQ?\n\nAdvise.", ("a.x",)),
+        ("File: a\nQ?\n\nAdvise. more", ("a.z",)),
+    ]:
         (diff,) = _diffs(expected, actual)
         assert attribute(case, [diff])[diff] == rules, actual
     assert _diffs(expected, "File: a\nQ?\n\nAdvise.") == []
@@ -275,8 +385,9 @@ def test_deduped_slot_checks_what_the_block_must_hold():
     assert exact == "[src/a.py: (see above)]\nAdvise."
 
 
-@pytest.mark.parametrize("at, rules", [("transcript[1].content", ("transcript.roles",)), ("files[0]", None),
-                                       (None, None)])
+@pytest.mark.parametrize(
+    "at, rules", [("transcript[1].content", ("transcript.roles",)), ("files[0]", None), (None, None)]
+)
 def test_an_unexpected_refusal_is_the_one_difference(at, rules):
     """An error where the vector expects an answer is the only difference reported (the missing messages follow from
     it); a refused transcript message is blamed on transcript.roles, any other refusal is left to the pins."""
@@ -291,8 +402,11 @@ def test_an_unexpected_refusal_is_the_one_difference(at, rules):
 
 def _compared(value, path=()):
     """Every place a vector's expected answer compares: each field and list (its count), each $segments part."""
-    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in ("$segments", "$ignore", "$hex32",
-                                                                            "$between"):
+    if (
+        isinstance(value, dict)
+        and len(value) == 1
+        and next(iter(value)) in ("$segments", "$ignore", "$hex32", "$between")
+    ):
         if "$segments" in value:
             yield from ((path, ("segment", text, rules)) for text, rules in value["$segments"])
         elif "$ignore" not in value:
@@ -326,8 +440,11 @@ def test_every_field_a_golden_vector_compares_is_pinned_to_its_rules():
         for path, segment in _compared(case.expect):
             if segment is not None:
                 _, text, rules = segment
-                if isinstance(text, str) and "{{deduped:" in text and not {
-                        rule for rule in rules if rule.startswith("dedupe.") and rule != "dedupe.notice"}:
+                if (
+                    isinstance(text, str)
+                    and "{{deduped:" in text
+                    and not {rule for rule in rules if rule.startswith("dedupe.") and rule != "dedupe.notice"}
+                ):
                     loose.append(f"{case.key}: the deduped slot {text!r} names no dedupe decision rule")
                 continue
             if not path:
@@ -341,18 +458,32 @@ def test_every_field_a_golden_vector_compares_is_pinned_to_its_rules():
     assert not loose, "\n".join(loose[:40])
 
 
-@pytest.mark.parametrize("block, kind", [("File: {path}\n```\n\n```\n\n", "notice"),
-                                         ("File: {path}\n```\n{content}\n```\n\n", "decision")],
-                         ids=["block-without-notice", "file-sent-whole"])
+@pytest.mark.parametrize(
+    "block, kind",
+    [("File: {path}\n```\n\n```\n\n", "notice"), ("File: {path}\n```\n{content}\n```\n\n", "decision")],
+    ids=["block-without-notice", "file-sent-whole"],
+)
 def test_a_deduped_slot_is_blamed_on_its_own_rules(block, kind):
     """In every golden vector with a deduped file, a block without the notice (the content left out, as decided) is
     blamed on dedupe.notice, and a file sent whole on the slot's dedupe decision alone, never on a rule of the case
     the slot does not name (the count of messages, say)."""
     from advisor_conformance.vectors import load_all
 
-    strings = {**{name: f"<{name}>" for name in ("system_prompt", "guidance_request", "inflight_label",
-                                                  "advisor_note_prefix", "no_content_note", "token_limit_note",
-                                                  "line_truncation_marker")}, "deduped_file_notice": "(see above)"}
+    strings = {
+        **{
+            name: f"<{name}>"
+            for name in (
+                "system_prompt",
+                "guidance_request",
+                "inflight_label",
+                "advisor_note_prefix",
+                "no_content_note",
+                "token_limit_note",
+                "line_truncation_marker",
+            )
+        },
+        "deduped_file_notice": "(see above)",
+    }
     checked = 0
     for case in load_all():
         for _path, segment in _compared(case.expect):
@@ -360,8 +491,9 @@ def test_a_deduped_slot_is_blamed_on_its_own_rules(block, kind):
                 continue
             params, expected = fill(case.input, strings), fill(case.expect, strings)
             contents = {file["path"]: file.get("content", "") for file in params.get("files", [])}
-            actual = _rendered(expected,
-                               lambda slot, contents=contents: block.format(path=slot, content=contents.get(slot, "")))
+            actual = _rendered(
+                expected, lambda slot, contents=contents: block.format(path=slot, content=contents.get(slot, ""))
+            )
             found = differences(expected, actual, exact_args=False, strings=strings, contents=contents)
             blamed = {rule for rules in attribute(case, found, strings).values() for rule in rules}
             slot = set(segment[2])
@@ -389,14 +521,29 @@ def _rendered(value, block):
 def test_a_list_of_the_same_items_in_another_order_is_one_difference_of_the_list():
     """A list holding exactly the expected items in another order is one difference at the list (blamed on the list's
     own pin), not one per item (blamed on each item's rules)."""
-    expected = {"messages": [{"role": "system", "content": "S"}, {"role": "user", "content": "a"},
-                             {"role": "system", "content": "b"}, {"role": "user", "content": "F"}]}
+    expected = {
+        "messages": [
+            {"role": "system", "content": "S"},
+            {"role": "user", "content": "a"},
+            {"role": "system", "content": "b"},
+            {"role": "user", "content": "F"},
+        ]
+    }
     actual = {"messages": [expected["messages"][i] for i in (0, 2, 1, 3)]}
     (diff,) = _diffs(expected, actual)
     assert diff.where == "answer.messages" and "another order" in diff.what
-    case = Case("f", "c", "d", ("a.x", "flatten.plain-messages-kept"), "shape",
-                {"transcript": [{"role": "user", "content": "a"}, {"role": "system", "content": "b"}]}, {}, {}, None,
-                {"messages": ("a.x",)})
+    case = Case(
+        "f",
+        "c",
+        "d",
+        ("a.x", "flatten.plain-messages-kept"),
+        "shape",
+        {"transcript": [{"role": "user", "content": "a"}, {"role": "system", "content": "b"}]},
+        {},
+        {},
+        None,
+        {"messages": ("a.x",)},
+    )
     assert attribute(case, [diff])[diff] == ("a.x",)
     changed = {"messages": [*expected["messages"][:2], {"role": "system", "content": "c"}, expected["messages"][3]]}
     assert [d.where for d in _diffs(expected, changed)] == ["answer.messages[2].content"]

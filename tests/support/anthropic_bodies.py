@@ -17,8 +17,14 @@ def blocks(*tokens: int, tag: str = "b") -> list[str]:
     return out
 
 
-def body(texts: list[str], marks: dict[int, dict] | None = None, *, system: list[str] | None = None,
-         tools: list[dict] | None = None, model: str = "m") -> dict:
+def body(
+    texts: list[str],
+    marks: dict[int, dict] | None = None,
+    *,
+    system: list[str] | None = None,
+    tools: list[dict] | None = None,
+    model: str = "m",
+) -> dict:
     """An Anthropic body: optional tools and system blocks, then one message (one text block) per text; ``marks``
     maps a block position (in prefix order: tools, system blocks, messages) to its cache_control."""
     marks = marks or {}

@@ -59,8 +59,14 @@ def exhaustive_minimum(requests: Sequence[TimedPrompt], rules: BreakpointRules, 
     return min([incumbent, *(cost for cost, _ in layer.values())])
 
 
-def growing(sizes: list[int], counts: list[int], times: list[float], chain: str = "c", tag: str = "b",
-            system: list[str] | None = None) -> list[TimedPrompt]:
+def growing(
+    sizes: list[int],
+    counts: list[int],
+    times: list[float],
+    chain: str = "c",
+    tag: str = "b",
+    system: list[str] | None = None,
+) -> list[TimedPrompt]:
     """Requests of one conversation that grows by appending: request k = the first counts[k] blocks + a final one."""
     base = blocks(*sizes, tag=tag)
     out = []
@@ -73,8 +79,9 @@ def growing(sizes: list[int], counts: list[int], times: list[float], chain: str 
 GAPS = (10.0, 200.0, 299.0, 301.0, 1000.0, 3599.0, 3601.0, 5000.0)
 
 
-def random_session(rng: random.Random, chains: int = 1, requests: int = 3, blocks_per_chain: int = 4,
-                   shared: bool = False) -> list[TimedPrompt]:
+def random_session(
+    rng: random.Random, chains: int = 1, requests: int = 3, blocks_per_chain: int = 4, shared: bool = False
+) -> list[TimedPrompt]:
     """A seeded small session: ``chains`` conversations (over a shared system block when ``shared``) growing by
     one or two blocks a request, the gaps between requests drawn across the TTLs (5 minutes, an hour)."""
     system = blocks(rng.randint(10, 60), tag="sys") if shared else []

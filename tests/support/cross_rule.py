@@ -32,12 +32,11 @@ from .runner import ROOT, SUITE, run_pytest
 #: Tests that judge a whole rendered request or a whole session, so that any change of a request fails them by
 #: design: a failure there is a documented dependency of every rule, not a cascade.
 DEPENDENT_TESTS: dict[str, str] = {
-    "flatten/test_snapshots.py::test_rendered_request_matches_snapshot":
-        "the snapshot tests are the regression net of a user's own prompts: they fail on every change to a "
-        "rendered request (here the broken implementations are held to the reference's snapshots)",
-    "breakpoints/test_cache_efficiency.py::":
-        "breakpoints.cache-efficiency measures the cache saving over whole sessions: any "
-        "change that makes a request's prefix differ between calls lowers it",
+    "flatten/test_snapshots.py::test_rendered_request_matches_snapshot": "the snapshot tests are the regression net "
+    "of a user's own prompts: they fail on every change to a "
+    "rendered request (here the broken implementations are held to the reference's snapshots)",
+    "breakpoints/test_cache_efficiency.py::": "breakpoints.cache-efficiency measures the cache saving over whole sessions: any "
+    "change that makes a request's prefix differ between calls lowers it",
 }
 KINDS = ("precise", "over-broad", "misattributed", "dependency")
 
@@ -60,11 +59,22 @@ def run_matrix(out: Path, tests: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         matrix = Path(tmp) / "matrix.json"
         matrix.write_text(json.dumps([{"id": e.rule, "target": e.target, "rules": None} for e in entries]))
-        run_pytest(*(tests or [SUITE]), "--impl=reference", "-p", "tests.support.matrix", f"--matrix={matrix}",
-                   f"--matrix-report={out}", "-q", "-n", "0" if tests else "2",
-                   "--hypothesis-profile=advisor-conformance-explicit",
-                   f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}", timeout=3600,
-                   progress=lambda line: print(line, file=sys.stderr), label="broken implementations")
+        run_pytest(
+            *(tests or [SUITE]),
+            "--impl=reference",
+            "-p",
+            "tests.support.matrix",
+            f"--matrix={matrix}",
+            f"--matrix-report={out}",
+            "-q",
+            "-n",
+            "0" if tests else "2",
+            "--hypothesis-profile=advisor-conformance-explicit",
+            f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+            timeout=3600,
+            progress=lambda line: print(line, file=sys.stderr),
+            label="broken implementations",
+        )
 
 
 def summarise(outcomes: Path) -> tuple[str, int]:
@@ -85,9 +95,11 @@ def summarise(outcomes: Path) -> tuple[str, int]:
     for counts in kinds.values():
         total.update(counts)
     clean = [rule for rule in registry if not (kinds[rule]["misattributed"] or kinds[rule]["over-broad"])]
-    lines = [f"broken implementations: {len(registry)}; failing only in their own rule (or its documented "
-             f"dependencies): {len(clean)}",
-             "failures: " + ", ".join(f"{total[kind]} {kind}" for kind in KINDS)]
+    lines = [
+        f"broken implementations: {len(registry)}; failing only in their own rule (or its documented "
+        f"dependencies): {len(clean)}",
+        "failures: " + ", ".join(f"{total[kind]} {kind}" for kind in KINDS),
+    ]
     for rule in sorted(kinds, key=lambda r: -kinds[r]["misattributed"]):
         if kinds[rule]["misattributed"]:
             lines.append(f"  {rule}: {kinds[rule]['misattributed']} misattributed, e.g. {'; '.join(examples[rule])}")
@@ -95,8 +107,11 @@ def summarise(outcomes: Path) -> tuple[str, int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m tests.support.cross_rule", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python3 -m tests.support.cross_rule",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--outcomes", type=Path, help="classify these matrix outcomes instead of running the matrix")
     parser.add_argument("--save", type=Path, help="keep the matrix outcomes (JSON lines) in this file")
     parser.add_argument("--tests", nargs="+", metavar="PATH", help="only these test files or node IDs")

@@ -74,10 +74,25 @@ def run_matrix(out: Path, ids: list[str], profile: str, tests: list[str] | None 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "matrix.json"
         path.write_text(json.dumps(matrix), encoding="utf-8")
-        run = run_pytest(*(tests or [SUITE]), "--impl=reference", "-p", "tests.support.matrix", f"--matrix={path}",
-                         f"--matrix-report={out}", "--matrix-first-failure", "-q", "-n", "2", "--dist", "loadgroup",
-                         f"--hypothesis-profile={profile}", f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
-                         timeout=timeout, progress=lambda line: print(line, file=sys.stderr), label="first failures")
+        run = run_pytest(
+            *(tests or [SUITE]),
+            "--impl=reference",
+            "-p",
+            "tests.support.matrix",
+            f"--matrix={path}",
+            f"--matrix-report={out}",
+            "--matrix-first-failure",
+            "-q",
+            "-n",
+            "2",
+            "--dist",
+            "loadgroup",
+            f"--hypothesis-profile={profile}",
+            f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+            timeout=timeout,
+            progress=lambda line: print(line, file=sys.stderr),
+            label="first failures",
+        )
     return run.returncode
 
 
@@ -100,8 +115,9 @@ def names_a_rule(message: str) -> bool:
     from advisor_conformance.catalogue import load_catalogue
 
     head = _RULE_NAMED.match(message)
-    return head is not None and bool(set(re.findall(r"[a-z][a-z0-9]*\.[a-z0-9-]+", head[0]))
-                                     & set(load_catalogue().rules))
+    return head is not None and bool(
+        set(re.findall(r"[a-z][a-z0-9]*\.[a-z0-9-]+", head[0])) & set(load_catalogue().rules)
+    )
 
 
 def unnamed_failures(outcomes: Path) -> list[dict[str, Any]]:
@@ -113,17 +129,24 @@ def unnamed_failures(outcomes: Path) -> list[dict[str, Any]]:
 def summarise(verdicts: list[Verdict]) -> str:
     named = [verdict for verdict in verdicts if verdict.named]
     only = [verdict for verdict in named if verdict.only]
-    lines = [f"implementations: {len(verdicts)}; first failure names the broken rule (or what the same mistake also "
-             f"breaks): {len(named)}; of them naming no rule the implementation keeps: {len(only)}"]
+    lines = [
+        f"implementations: {len(verdicts)}; first failure names the broken rule (or what the same mistake also "
+        f"breaks): {len(named)}; of them naming no rule the implementation keeps: {len(only)}"
+    ]
     lines += [f"  MISSED {verdict.line()}" for verdict in verdicts if not verdict.named]
     lines += [f"  also names a kept rule: {verdict.line()}" for verdict in named if not verdict.only]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m tests.support.first_failure", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--profile", default=SHIPPED_PROFILE, help=f"the hypothesis profile (default {SHIPPED_PROFILE})")
+    parser = argparse.ArgumentParser(
+        prog="python3 -m tests.support.first_failure",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--profile", default=SHIPPED_PROFILE, help=f"the hypothesis profile (default {SHIPPED_PROFILE})"
+    )
     parser.add_argument("--only", nargs="+", metavar="ID", help="only these implementations (rule IDs, mistake names)")
     parser.add_argument("--outcomes", type=Path, help="judge these outcomes instead of running the matrix")
     parser.add_argument("--save", type=Path, help="keep the outcomes (JSON lines) in this file")

@@ -47,8 +47,11 @@ _MESSAGE_LIMIT = 20_000
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--matrix", metavar="FILE", help="JSON list of {id, target, rules} to run the suite against")
     parser.addoption("--matrix-report", metavar="FILE", help="where to write the matrix outcomes (JSON lines)")
-    parser.addoption("--matrix-first-failure", action="store_true",
-                     help="stop each implementation at its first failure (as -x would), skipping its later tests")
+    parser.addoption(
+        "--matrix-first-failure",
+        action="store_true",
+        help="stop each implementation at its first failure (as -x would), skipping its later tests",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -92,13 +95,25 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for marks in _param_marks(metafunc):
         rules |= _rules(marks)
     module = metafunc.module.__name__.rpartition(".")[2] + ".py"
-    wanted = [entry for entry in entries if (entry["rules"] is None or rules & set(entry["rules"]))
-              and module in entry.get("modules", [module])]
+    wanted = [
+        entry
+        for entry in entries
+        if (entry["rules"] is None or rules & set(entry["rules"])) and module in entry.get("modules", [module])
+    ]
     if wanted:  # a test no implementation applies to keeps the plain fixture, and is deselected below
         grouped = metafunc.config.getoption("matrix_first_failure")
-        metafunc.parametrize("impl", [pytest.param(_implementation(metafunc.config, entry), id=entry["id"],
-                                                   marks=[pytest.mark.xdist_group(entry["id"])] if grouped else [])
-                                      for entry in wanted], scope="session")
+        metafunc.parametrize(
+            "impl",
+            [
+                pytest.param(
+                    _implementation(metafunc.config, entry),
+                    id=entry["id"],
+                    marks=[pytest.mark.xdist_group(entry["id"])] if grouped else [],
+                )
+                for entry in wanted
+            ],
+            scope="session",
+        )
 
 
 def _param_marks(metafunc: pytest.Metafunc) -> list[list[Any]]:
@@ -123,9 +138,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         callspec = getattr(item, "callspec", None)
         entry = entry_of.get(id(callspec.params.get("impl"))) if callspec is not None else None
-        if entry is None or (entry["rules"] is not None
-                             and not _rules(item.iter_markers("rule")) & set(entry["rules"])) \
-                or (entry.get("until") and catalogue_key(item) > last.get(entry["until"], ())):
+        if (
+            entry is None
+            or (entry["rules"] is not None and not _rules(item.iter_markers("rule")) & set(entry["rules"]))
+            or (entry.get("until") and catalogue_key(item) > last.get(entry["until"], ()))
+        ):
             drop.append(item)
             continue
         put_property(item, "matrix_entry", entry["id"])
@@ -170,10 +187,16 @@ class _Writer:
         if isinstance(report.longrepr, tuple):  # a skip: (path, line, reason)
             message = str(report.longrepr[2])
         rules = get_property(report, "rules", [])
-        record = {"entry": entry, "nodeid": report.nodeid, "rules": rules,
-                  "failed_rules": get_property(report, "failed_rules", rules),
-                  "outcome": outcome, "when": report.when, "message": message[:_MESSAGE_LIMIT],
-                  "position": get_property(report, "matrix_position")}
+        record = {
+            "entry": entry,
+            "nodeid": report.nodeid,
+            "rules": rules,
+            "failed_rules": get_property(report, "failed_rules", rules),
+            "outcome": outcome,
+            "when": report.when,
+            "message": message[:_MESSAGE_LIMIT],
+            "position": get_property(report, "matrix_position"),
+        }
         self.out.write(json.dumps(record) + "\n")  # ASCII: no character splits a line
         self.out.flush()
 

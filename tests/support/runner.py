@@ -38,14 +38,25 @@ def clean_env() -> dict[str, str]:
     """The environment of a nested pytest run: no options or xdist state inherited from this one; bytecode cached as
     Python does by default (each nested run would otherwise compile and assertion-rewrite every module again)."""
     env = dict(os.environ)
-    for name in ("PYTHONDONTWRITEBYTECODE", "PYTEST_ADDOPTS", "PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT",
-                 "PYTEST_CURRENT_TEST"):
+    for name in (
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTEST_ADDOPTS",
+        "PYTEST_XDIST_WORKER",
+        "PYTEST_XDIST_WORKER_COUNT",
+        "PYTEST_CURRENT_TEST",
+    ):
         env.pop(name, None)
     return env
 
 
-def run_pytest(*args: str, cwd: Path = ROOT, python: str = sys.executable, timeout: float = 900,
-               progress: Callable[[str], None] | None = None, label: str = "") -> Run:
+def run_pytest(
+    *args: str,
+    cwd: Path = ROOT,
+    python: str = sys.executable,
+    timeout: float = 900,
+    progress: Callable[[str], None] | None = None,
+    label: str = "",
+) -> Run:
     """``python -m pytest ARGS --rule-report=<tmp>`` in ``cwd``; the report is None when none was written.
 
     With ``progress``, the run's percentage lines are passed on as they come (``label: 40%``).
@@ -60,16 +71,18 @@ def run_pytest(*args: str, cwd: Path = ROOT, python: str = sys.executable, timeo
     return Run(code, stdout, stderr, data)
 
 
-def _run(command: list[str], cwd: Path, timeout: float, progress: Callable[[str], None] | None,
-         label: str) -> tuple[str, str, int]:
+def _run(
+    command: list[str], cwd: Path, timeout: float, progress: Callable[[str], None] | None, label: str
+) -> tuple[str, str, int]:
     if progress is None:
         result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=clean_env())
         return result.stdout, result.stderr, result.returncode
     deadline = time.monotonic() + timeout
     with tempfile.TemporaryFile("w+", encoding="utf-8") as errors:
         lines, shown = [], -1
-        with subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=errors, text=True,
-                              env=clean_env()) as process:
+        with subprocess.Popen(
+            command, cwd=cwd, stdout=subprocess.PIPE, stderr=errors, text=True, env=clean_env()
+        ) as process:
             assert process.stdout is not None
             for line in process.stdout:
                 lines.append(line)

@@ -69,7 +69,7 @@ def _resolve(module: str | None, level: int, importer: str, is_package: bool) ->
         return module or ""
     parts = importer.split(".")
     base = parts if is_package else parts[:-1]
-    base = base[:len(base) - (level - 1)] if level > 1 else base
+    base = base[: len(base) - (level - 1)] if level > 1 else base
     return ".".join([*base, module] if module else base)
 
 
@@ -94,8 +94,11 @@ def import_problems(suite: Suite) -> list[str]:
     problems = []
     for path in suite.test_modules():
         for line, module in _imported(suite, path):
-            if module.startswith(prefix) and module.rpartition(".")[2].startswith("test_") \
-                    and suite.file_of(module) is not None:
+            if (
+                module.startswith(prefix)
+                and module.rpartition(".")[2].startswith("test_")
+                and suite.file_of(module) is not None
+            ):
                 problems.append(f"{path.relative_to(suite.root).as_posix()}:{line} imports the test module {module}")
     return problems
 
@@ -162,8 +165,12 @@ class _Strings:
 def _is_rule_mark(node: ast.Call) -> bool:
     """``pytest.mark.rule(...)`` or ``mark.rule(...)``."""
     func = node.func
-    return isinstance(func, ast.Attribute) and func.attr == "rule" and isinstance(func.value, ast.Attribute) \
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "rule"
+        and isinstance(func.value, ast.Attribute)
         and func.value.attr == "mark"
+    )
 
 
 def rules_of(suite: Suite, path: Path, strings: _Strings | None = None) -> set[str]:
@@ -188,15 +195,19 @@ def placement_problems(suite: Suite) -> list[str]:
         areas = Counter(rule.partition(".")[0] for rule in rules_of(suite, path, strings))
         if not areas:
             if folder:
-                problems.append(f"{where.as_posix()} names no rule statically (its rules come from data): it spans "
-                                f"the areas and belongs at the top of the suite, not in {folder}/")
+                problems.append(
+                    f"{where.as_posix()} names no rule statically (its rules come from data): it spans "
+                    f"the areas and belongs at the top of the suite, not in {folder}/"
+                )
             continue
         most = max(areas.values())
         top = sorted(area for area, count in areas.items() if count == most)
         counts = ", ".join(f"{area} {count}" for area, count in sorted(areas.items(), key=lambda item: -item[1]))
         if len(top) > 1:
-            problems.append(f"{where.as_posix()} names as many rules of {' and '.join(top)} ({counts}): split it, one "
-                            "module per area")
+            problems.append(
+                f"{where.as_posix()} names as many rules of {' and '.join(top)} ({counts}): split it, one "
+                "module per area"
+            )
         elif folder != top[0]:
             problems.append(f"{where.as_posix()} belongs in {top[0]}/ (rules by area: {counts})")
     return problems

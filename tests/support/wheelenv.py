@@ -64,10 +64,16 @@ def _top_level_entries(dist: Distribution) -> set[str]:
 
 def build_wheel(root: Path, into: Path) -> Path:
     """Build the project's wheel without network access (hatchling from this environment); errors say why."""
-    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                             str(into), str(root)], capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(into), str(root)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if result.returncode != 0:
-        raise RuntimeError(f"pip wheel exited with {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}")
+        raise RuntimeError(
+            f"pip wheel exited with {result.returncode}:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        )
     (wheel,) = into.glob("advisor_conformance-*.whl")
     return wheel
 
@@ -77,16 +83,27 @@ def make_env(wheel: Path, where: Path) -> Path:
     returns its python."""
     venv.EnvBuilder(system_site_packages=False, with_pip=False, symlinks=True).create(where)
     python = where / "bin" / "python"
-    purelib = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                                  capture_output=True, text=True, check=True, timeout=120).stdout.strip())
+    purelib = Path(
+        subprocess.run(
+            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        ).stdout.strip()
+    )
     for dist in dependency_closure().values():
         base = Path(str(dist.locate_file("")))
         for entry in _top_level_entries(dist):
             source, target = base / entry, purelib / entry
             if source.exists() and not target.exists():
                 os.symlink(source, target)
-    result = subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps",
-                             "--no-index", "-q", str(wheel)], capture_output=True, text=True, timeout=600)
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(wheel)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if result.returncode != 0:
         raise RuntimeError(f"installing the wheel failed:\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}")
     return python

@@ -48,8 +48,9 @@ def serve(adapter: Adapter, stdin: IO[str] | None = None, stdout: IO[str] | None
                 raise ValueError(f"params is not an object: {type(params).__name__}")
             if op == "start":
                 if params.get("protocol") != PROTOCOL_VERSION:
-                    raise ValueError(f"protocol {params.get('protocol')!r} is not supported; this harness speaks "
-                                     f"{PROTOCOL_VERSION}")
+                    raise ValueError(
+                        f"protocol {params.get('protocol')!r} is not supported; this harness speaks {PROTOCOL_VERSION}"
+                    )
                 started = True
                 answer["result"] = adapter.describe({})
             elif op == "stop":
@@ -146,8 +147,7 @@ def _encode(answer: dict[str, Any]) -> str:
             text.encode("utf-8")
             return text
         except UnicodeEncodeError as exc:
-            problem = (f"it holds a lone surrogate, U+{ord(exc.object[exc.start]):04X}, "
-                       "which UTF-8 cannot encode")
+            problem = f"it holds a lone surrogate, U+{ord(exc.object[exc.start]):04X}, which UTF-8 cannot encode"
     message = f"the answer cannot be written as JSON: {problem}"
     try:  # escaped to ASCII: the seq is echoed unchanged even if it holds a lone surrogate itself
         return json.dumps({"seq": answer["seq"], "failure": {"message": message}}, allow_nan=False)

@@ -77,8 +77,11 @@ class Implementation:
     def declined_but_needed(self) -> dict[str, list[str]]:
         """The declared areas that need a capability describe declines, each with the declined ones."""
         declined = {name for name, offered in self.description.get("capabilities", {}).items() if offered is False}
-        return {area: [c for c in AREA_CAPABILITIES.get(area, ()) if c in declined] for area in sorted(self.areas)
-                if declined & set(AREA_CAPABILITIES.get(area, ()))}
+        return {
+            area: [c for c in AREA_CAPABILITIES.get(area, ()) if c in declined]
+            for area in sorted(self.areas)
+            if declined & set(AREA_CAPABILITIES.get(area, ()))
+        }
 
     def missing_capabilities(self) -> list[str]:
         """The offered capabilities whose probe (:func:`~.protocol.capability_probe`) is answered unsupported_op, as a
@@ -92,8 +95,11 @@ class Implementation:
                 answer = self.transport.call(op, params)
             except ContractError:
                 continue
-            if _unsupported(answer) or (isinstance(answer, dict) and isinstance(answer.get("calls"), list)
-                                        and any(_unsupported(outcome) for outcome in answer["calls"])):
+            if _unsupported(answer) or (
+                isinstance(answer, dict)
+                and isinstance(answer.get("calls"), list)
+                and any(_unsupported(outcome) for outcome in answer["calls"])
+            ):
                 missing.append(capability)
         return missing
 
@@ -132,14 +138,20 @@ class Implementation:
                 continue  # it answered, badly: the tests will say how
             if _unsupported(answer):
                 missing.add(op)
-        return {area: [op for op in AREA_OPERATIONS.get(area, ()) if op in missing] for area in sorted(self.areas)
-                if missing & set(AREA_OPERATIONS.get(area, ()))}
+        return {
+            area: [op for op in AREA_OPERATIONS.get(area, ()) if op in missing]
+            for area in sorted(self.areas)
+            if missing & set(AREA_OPERATIONS.get(area, ()))
+        }
 
 
 def _unsupported(answer: Any) -> bool:
     """Whether an answer is the error unsupported_op."""
-    return isinstance(answer, dict) and isinstance(answer.get("error"), dict) \
+    return (
+        isinstance(answer, dict)
+        and isinstance(answer.get("error"), dict)
         and answer["error"].get("code") == "unsupported_op"
+    )
 
 
 def importable_from(directory: str) -> None:
@@ -150,8 +162,9 @@ def importable_from(directory: str) -> None:
         sys.path.insert(0, directory)
 
 
-def load_target(target: str, *, harness_timeout: float = 60.0, cwd: str | None = None,
-                origin: str | None = None) -> Implementation:
+def load_target(
+    target: str, *, harness_timeout: float = 60.0, cwd: str | None = None, origin: str | None = None
+) -> Implementation:
     """Load an ``--impl`` target: ``reference``, ``package.module[:object]`` or ``cmd:<command line>``.
 
     The object (``adapter`` when not named) is an adapter instance (:class:`~.protocol.Adapter`), or a class

@@ -97,8 +97,9 @@ class LoopbackProvider:
         except ValueError:
             body = raw
         with self.lock:
-            self.received.append(Received(request.method, request.path,
-                                          {k.lower(): v for k, v in request.headers.items()}, body))
+            self.received.append(
+                Received(request.method, request.path, {k.lower(): v for k, v in request.headers.items()}, body)
+            )
             reply = self.script.pop(0) if self.script else Reply(599, '{"error": "unscripted request"}')
         if reply.delay_s:
             time.sleep(reply.delay_s)
@@ -224,5 +225,3 @@ def refused_url() -> str:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     return f"http://127.0.0.1:{port}"
-
-

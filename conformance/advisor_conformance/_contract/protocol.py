@@ -64,14 +64,36 @@ AREA_OPERATIONS: dict[str, tuple[str, ...]] = {
 PROBES: dict[str, dict[str, Any]] = {
     "shape": {"transcript": [{"role": "user", "content": "Is the plan sound?"}]},
     "tool_definition": {},
-    "scenario": {"runtime": {}, "steps": [{"call": {
-        "agent": None, "conversation": 1, "turn": 1, "input": {},
-        "snapshot": [{"role": "user", "content": "Is the plan sound?"}],
-        "provider": [{"answer": "Yes.", "finish_reason": "stop"}]}}]},
-    "encode": {"provider": "anthropic", "request": {
-        "model": "m", "messages": [{"role": "user", "content": "Is the plan sound?"}], "tools": [],
-        "max_tokens": 1024, "reasoning": None, "stream": False, "prompt_cache_key": "k", "transport_session": None,
-        "parent_session": None, "advisor_cache_profile": False}},
+    "scenario": {
+        "runtime": {},
+        "steps": [
+            {
+                "call": {
+                    "agent": None,
+                    "conversation": 1,
+                    "turn": 1,
+                    "input": {},
+                    "snapshot": [{"role": "user", "content": "Is the plan sound?"}],
+                    "provider": [{"answer": "Yes.", "finish_reason": "stop"}],
+                }
+            }
+        ],
+    },
+    "encode": {
+        "provider": "anthropic",
+        "request": {
+            "model": "m",
+            "messages": [{"role": "user", "content": "Is the plan sound?"}],
+            "tools": [],
+            "max_tokens": 1024,
+            "reasoning": None,
+            "stream": False,
+            "prompt_cache_key": "k",
+            "transport_session": None,
+            "parent_session": None,
+            "advisor_cache_profile": False,
+        },
+    },
 }
 
 
@@ -83,7 +105,7 @@ OPTION_DEFAULTS: dict[str, Any] = {"args_json": "semantic", "confinement": False
 #: skipped when it is not offered.
 CAPABILITIES: dict[str, str] = {
     "http": "black-box HTTP: scenario with runtime.http_provider makes real HTTP calls to its base_url and reads the "
-            "providers' answers, plain and streamed",
+    "providers' answers, plain and streamed",
 }
 
 #: The capabilities the tests of an area need: declaring the area offers them unless describe declines them, and
@@ -98,8 +120,10 @@ def capability_probe(capability: str, refused_url: str) -> tuple[str, dict[str, 
     if capability != "http":
         raise KeyError(capability)
     call = {**PROBES["scenario"]["steps"][0]["call"], "provider": []}
-    return "scenario", {"runtime": {"http_provider": {"kind": "openai", "base_url": refused_url, "timeout_ms": 2000}},
-                        "steps": [{"call": call}]}
+    return "scenario", {
+        "runtime": {"http_provider": {"kind": "openai", "base_url": refused_url, "timeout_ms": 2000}},
+        "steps": [{"call": call}],
+    }
 
 
 class ContractError(Exception):
@@ -169,10 +193,12 @@ def schema_errors(definition: str, value: Any) -> list[str]:
 def _message_validator() -> Any:
     protocol = json.loads((SCHEMA_DIR / "protocol-v1.json").read_text(encoding="utf-8"))
     harness = json.loads((SCHEMA_DIR / "harness-v1.json").read_text(encoding="utf-8"))
-    registry = Registry().with_resources([
-        (protocol["$id"], Resource.from_contents(protocol)),
-        (harness["$id"], Resource.from_contents(harness)),
-    ])
+    registry = Registry().with_resources(
+        [
+            (protocol["$id"], Resource.from_contents(protocol)),
+            (harness["$id"], Resource.from_contents(harness)),
+        ]
+    )
     return bounded_validator(jsonschema.Draft202012Validator)(harness, registry=registry)
 
 

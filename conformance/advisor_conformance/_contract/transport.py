@@ -151,7 +151,7 @@ class _StderrTail:
     def _render(self) -> str:
         text = self._partial.decode("utf-8", "replace").rstrip("\r")
         if self._partial_size > len(self._partial) or len(text) > self._width:
-            text = f"{text[:self._width]}… ({self._partial_size} bytes in all)"
+            text = f"{text[: self._width]}… ({self._partial_size} bytes in all)"
         return text
 
     def _finish(self) -> None:
@@ -179,8 +179,15 @@ class _Run:
     """
 
     def __init__(self, argv: list[str], cwd: str | None, max_line: int) -> None:
-        self.popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                      bufsize=0, cwd=cwd, start_new_session=True)
+        self.popen = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            bufsize=0,
+            cwd=cwd,
+            start_new_session=True,
+        )
         streams = (self.popen.stdin, self.popen.stdout, self.popen.stderr)
         self._stdin, self._stdout, self._stderr = (stream.fileno() for stream in streams)  # type: ignore[union-attr]
         for fd in (self._stdin, self._stdout, self._stderr):
@@ -303,7 +310,7 @@ class _Run:
         try:
             while True:
                 try:
-                    view = view[os.write(self._stdin, view):]
+                    view = view[os.write(self._stdin, view) :]
                 except BlockingIOError:
                     pass
                 except OSError:  # a broken pipe: nobody reads its stdin any more
@@ -419,8 +426,9 @@ def _exited(code: int) -> str:
 class SubprocessTransport:
     """Carries operations to a harness process over JSON lines."""
 
-    def __init__(self, command: str, *, timeout: float = DEFAULT_TIMEOUT, cwd: str | None = None,
-                 max_line: int = MAX_LINE) -> None:
+    def __init__(
+        self, command: str, *, timeout: float = DEFAULT_TIMEOUT, cwd: str | None = None, max_line: int = MAX_LINE
+    ) -> None:
         self.command = command
         self.argv = shlex.split(command)
         if not self.argv:
@@ -494,10 +502,15 @@ class SubprocessTransport:
         event = run.pending()
         if event is None:
             return None
-        after = (f"after its answer to {self._answered[1]!r} (seq {excerpt(self._answered[0], 80)})"
-                 if self._answered else "before any request")
-        return self._fault(run, f"wrote on stdout {after}, unasked, so the {op!r} request of seq {seq} was not "
-                                f"sent: {self._shown(*event)}")
+        after = (
+            f"after its answer to {self._answered[1]!r} (seq {excerpt(self._answered[0], 80)})"
+            if self._answered
+            else "before any request"
+        )
+        return self._fault(
+            run,
+            f"wrote on stdout {after}, unasked, so the {op!r} request of seq {seq} was not sent: {self._shown(*event)}",
+        )
 
     def _shown(self, kind: str, value: bytes) -> str:
         return _line_excerpt(value) if kind == "line" else f"a line over {self.max_line} bytes: {_line_excerpt(value)}"
@@ -514,8 +527,11 @@ class SubprocessTransport:
             raise problem
         written = run.write(data, deadline)
         if written == "timeout":
-            raise self._fault(run, f"did not read the {op!r} request ({len(data)} bytes) within {self.timeout:g} s "
-                                   "(the harness was stopped)")
+            raise self._fault(
+                run,
+                f"did not read the {op!r} request ({len(data)} bytes) within {self.timeout:g} s "
+                "(the harness was stopped)",
+            )
         if written == "closed":
             raise self._ended(run, f"before it read the {op!r} request", "stdin")
         event = run.next_event(deadline)
@@ -526,19 +542,26 @@ class SubprocessTransport:
             when = f"while answering {op!r}" if written == "written" else f"before it read the {op!r} request"
             raise self._ended(run, when, "stdout")
         if kind == "overflow":
-            raise self._fault(run, f"answered {op!r} with a line longer than {self.max_line} bytes (the harness was "
-                                   f"stopped); it begins: {_line_excerpt(value)}")
+            raise self._fault(
+                run,
+                f"answered {op!r} with a line longer than {self.max_line} bytes (the harness was "
+                f"stopped); it begins: {_line_excerpt(value)}",
+            )
         answer = self._decode(run, op, value)
         if answer["seq"] != seq:
             if self._answered is not None and answer["seq"] == self._answered[0]:
-                raise self._fault(run, f"answered seq {excerpt(answer['seq'], 80)} again (a second answer to its "
-                                       f"{self._answered[1]!r} request) while the {op!r} request of seq {seq} waited")
+                raise self._fault(
+                    run,
+                    f"answered seq {excerpt(answer['seq'], 80)} again (a second answer to its "
+                    f"{self._answered[1]!r} request) while the {op!r} request of seq {seq} waited",
+                )
             raise self._fault(run, f"answered seq {excerpt(answer['seq'], 80)} to the {op!r} request of seq {seq}")
         self._answered = (seq, op)
         extra = run.pending(look=False)  # a second line that came with the answer
         if extra is not None:
-            raise self._fault(run, f"wrote more than one answer to the {op!r} request of seq {seq}; the next: "
-                                   f"{self._shown(*extra)}")
+            raise self._fault(
+                run, f"wrote more than one answer to the {op!r} request of seq {seq}; the next: {self._shown(*extra)}"
+            )
         if "failure" in answer:
             message = answer["failure"].get("message", "")
             raise self._fail(f"could not answer {op!r}: {cap_lines(str(message), lines=20)}", run)
@@ -551,8 +574,12 @@ class SubprocessTransport:
             raise self._fault(run, f"answered {op!r} with a line that is not JSON: {_line_excerpt(line)}") from None
         problems = _answer_errors(answer)
         if problems:
-            raise self._fault(run, f"answered {op!r} outside the harness protocol: " + "; ".join(problems[:5])
-                                   + f"\n  answer: {_line_excerpt(line)}")
+            raise self._fault(
+                run,
+                f"answered {op!r} outside the harness protocol: "
+                + "; ".join(problems[:5])
+                + f"\n  answer: {_line_excerpt(line)}",
+            )
         return answer
 
     def start(self) -> dict[str, Any]:

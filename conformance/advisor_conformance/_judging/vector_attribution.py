@@ -60,8 +60,12 @@ def declared_rule(diff: Difference, strings: Mapping[str, str] | None) -> str | 
                 moved = diff.offset == start and diff.actual is not None and value in diff.actual
                 # a fence where the deduped notice should stand: the file was sent whole, which is the case's
                 # dedupe decision, not the notice's wording
-                sent = name == "deduped_file_notice" and diff.offset == start and diff.actual is not None and \
-                    diff.actual.startswith("```\n", diff.offset)
+                sent = (
+                    name == "deduped_file_notice"
+                    and diff.offset == start
+                    and diff.actual is not None
+                    and diff.actual.startswith("```\n", diff.offset)
+                )
                 return None if moved or sent else rule
             start = diff.expected.find(value, start + 1)
     return None
@@ -79,10 +83,16 @@ FIELD_RULES: dict[str, dict[str, tuple[str, ...]]] = {
         "provider_requests[*].tools": ("handler.provider-request",),
         "provider_requests[*].stream": ("streaming.non-streaming-default", "streaming.reasoning-streams"),
         "provider_requests[*].prompt_cache_key": ("transport.cache-key-store", "transport.fresh-key"),
-        "provider_requests[*].transport_session": ("transport.main-session", "transport.subagent-session",
-                                                   "transport.no-session"),
-        "provider_requests[*].parent_session": ("transport.main-session", "transport.subagent-session",
-                                                "transport.no-session"),
+        "provider_requests[*].transport_session": (
+            "transport.main-session",
+            "transport.subagent-session",
+            "transport.no-session",
+        ),
+        "provider_requests[*].parent_session": (
+            "transport.main-session",
+            "transport.subagent-session",
+            "transport.no-session",
+        ),
         "provider_requests[*].advisor_cache_profile": ("transport.advisor-profile",),
     },
 }
@@ -104,12 +114,19 @@ def message_rules(case: Case) -> list[tuple[list[str | int], tuple[str, ...]]]:
     if case.op != "shape" or not isinstance(case.input, dict) or not isinstance(case.input.get("transcript"), list):
         return []
     transcript = case.input["transcript"]
-    kept = transcript[:-1] if transcript and isinstance(transcript[-1], dict) and \
-        transcript[-1].get("role") == "assistant" else transcript
+    kept = (
+        transcript[:-1]
+        if transcript and isinstance(transcript[-1], dict) and transcript[-1].get("role") == "assistant"
+        else transcript
+    )
     out: list[tuple[list[str | int], tuple[str, ...]]] = [(["messages", 0], ("request.system-prompt",))]
     out += [(["messages", index + 1], (flatten_rule(message),)) for index, message in enumerate(kept)]
-    final = tuple(rule for rule in case.rules if rule.split(".", 1)[0] in FINAL_MESSAGE_AREAS
-                  and rule not in ("request.system-prompt", "request.no-tools", "request.message-sequence"))
+    final = tuple(
+        rule
+        for rule in case.rules
+        if rule.split(".", 1)[0] in FINAL_MESSAGE_AREAS
+        and rule not in ("request.system-prompt", "request.no-tools", "request.message-sequence")
+    )
     out.append((["messages", -1], final or ("request.final-message-order",)))
     return out
 
@@ -118,7 +135,7 @@ def _line_at(text: str, offset: int) -> tuple[int, str]:
     """Where the line holding ``offset`` starts in ``text``, and the line (without its newline)."""
     start = text.rfind("\n", 0, offset) + 1
     end = text.find("\n", offset)
-    return start, text[start:len(text) if end < 0 else end]
+    return start, text[start : len(text) if end < 0 else end]
 
 
 def request_field_rule(case: Case, diff: Difference) -> tuple[str, ...] | None:
@@ -135,15 +152,23 @@ def request_field_rule(case: Case, diff: Difference) -> tuple[str, ...] | None:
     request = requests[index]
     if name == "prompt_cache_key":
         want = request.get(name)
-        return ("transport.fresh-key",) if isinstance(want, dict) and "$hex32" in want else \
-            ("transport.cache-key-store",) if isinstance(want, str) else None
+        return (
+            ("transport.fresh-key",)
+            if isinstance(want, dict) and "$hex32" in want
+            else ("transport.cache-key-store",)
+            if isinstance(want, str)
+            else None
+        )
     if name in ("transport_session", "parent_session"):
         session = request.get("transport_session")
         if request.get(name) is None:
             return ("transport.no-session",)
         if isinstance(session, str):
-            return ("transport.subagent-session",) if session.endswith("-subagent-advisor") else \
-                ("transport.main-session",)
+            return (
+                ("transport.subagent-session",)
+                if session.endswith("-subagent-advisor")
+                else ("transport.main-session",)
+            )
     return None
 
 
@@ -153,8 +178,11 @@ def frame_rule(diff: Difference) -> tuple[str, ...] | None:
     whatever the message is about. A departure inside the arguments, or at the line's first character, is not the
     frame's (None)."""
     # the whole expected text where it is known (a segment may hold only part of a line)
-    text, offset = (diff.whole, diff.actual_offset) if diff.whole is not None and diff.actual_offset is not None \
+    text, offset = (
+        (diff.whole, diff.actual_offset)
+        if diff.whole is not None and diff.actual_offset is not None
         else (diff.expected, diff.offset)
+    )
     if text is None or offset is None:
         return None
     start, line = _line_at(text, offset)
@@ -181,11 +209,16 @@ def separator_rule(diff: Difference) -> tuple[str, ...] | None:
         line = want[1:].split("\n", 1)[0]
         if TOOL_CALL_LINE.match(line) and got.startswith(line):
             return ("flatten.assistant-with-calls",)
-    if not want and got.startswith("\n") and TOOL_CALL_LINE.match(text[text.rfind("\n") + 1:]):
+    if not want and got.startswith("\n") and TOOL_CALL_LINE.match(text[text.rfind("\n") + 1 :]):
         return ("flatten.assistant-with-calls",)  # a newline after the last call line
     line = want.split("\n", 1)[0]
-    if at > 0 and text[at - 1] == "\n" and TOOL_CALL_LINE.match(line) and got.startswith("\n") \
-            and got.lstrip("\n").startswith(line):  # newlines too many before the call line
+    if (
+        at > 0
+        and text[at - 1] == "\n"
+        and TOOL_CALL_LINE.match(line)
+        and got.startswith("\n")
+        and got.lstrip("\n").startswith(line)
+    ):  # newlines too many before the call line
         return ("flatten.assistant-with-calls",)
     return None
 
@@ -244,12 +277,16 @@ def _shows_call_id(diff: Difference, ids: set[str]) -> bool:
         return False
     at = diff.actual_offset  # the texts are equal up to here
     expected_line, got_line = _line_at(diff.whole, at)[1], _line_at(diff.actual, at)[1]
-    return any(len(re.findall(rf"(?<![\w-]){re.escape(one)}(?![\w-])", got_line))
-               > len(re.findall(rf"(?<![\w-]){re.escape(one)}(?![\w-])", expected_line)) for one in ids)
+    return any(
+        len(re.findall(rf"(?<![\w-]){re.escape(one)}(?![\w-])", got_line))
+        > len(re.findall(rf"(?<![\w-]){re.escape(one)}(?![\w-])", expected_line))
+        for one in ids
+    )
 
 
-def attribute(case: Case, found: list[Difference],
-              strings: Mapping[str, str] | None = None) -> dict[Difference, tuple[str, ...]]:
+def attribute(
+    case: Case, found: list[Difference], strings: Mapping[str, str] | None = None
+) -> dict[Difference, tuple[str, ...]]:
     """The rules each difference breaks: the declared string's rule when a text departs inside one, the flattening
     rule when it departs in a tool call's or result's frame (:func:`frame_rule`); else those of
     its $segments part, or of the longest pins pattern covering it (the operation's :data:`FIELD_RULES`, and for
@@ -282,10 +319,16 @@ def attribute(case: Case, found: list[Difference],
         if diff.rules:
             out[diff] = diff.rules
             continue
-        best = max(((len(steps), rules) for steps, rules in parsed if covers(steps, diff.path)), default=None,
-                   key=lambda pair: pair[0])
-        field_best = max(((len(steps), rules) for steps, rules in fields if covers(steps, diff.path)), default=None,
-                         key=lambda pair: pair[0])
+        best = max(
+            ((len(steps), rules) for steps, rules in parsed if covers(steps, diff.path)),
+            default=None,
+            key=lambda pair: pair[0],
+        )
+        field_best = max(
+            ((len(steps), rules) for steps, rules in fields if covers(steps, diff.path)),
+            default=None,
+            key=lambda pair: pair[0],
+        )
         if field_best is not None and (best is None or field_best[0] > best[0]):
             best = (field_best[0], request_field_rule(case, diff) or field_best[1])
         if best is not None and best[1] == ("flatten.assistant-with-calls",) and _inside_arguments(diff):

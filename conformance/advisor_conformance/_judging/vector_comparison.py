@@ -75,9 +75,16 @@ def _text_difference(expected: str, actual: str) -> str:
     return f"strings differ at character {at} (expected {len(expected)} characters, got {len(actual)}) {shown}"
 
 
-def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str, str] | None = None,
-                path: tuple[tuple[str | int, int], ...] = (), strings: Mapping[str, str] | None = None,
-                contents: Mapping[str, str] | None = None) -> list[Difference]:
+def differences(
+    expected: Any,
+    actual: Any,
+    *,
+    exact_args: bool,
+    keys: dict[str, str] | None = None,
+    path: tuple[tuple[str | int, int], ...] = (),
+    strings: Mapping[str, str] | None = None,
+    contents: Mapping[str, str] | None = None,
+) -> list[Difference]:
     """Every field where ``actual`` departs from ``expected``.
 
     * ``{"$hex32": "label"}`` matches a fresh cache key (32 lower-case hex
@@ -93,7 +100,7 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
     """
     keys = {} if keys is None else keys
     if isinstance(expected, dict) and len(expected) == 1 and next(iter(expected)) in MATCHERS:
-        (name, argument), = expected.items()
+        ((name, argument),) = expected.items()
         if name == "$segments":
             return _segments(argument, actual, path, exact_args=exact_args, strings=strings, contents=contents)
         return [Difference(path, problem)] if (problem := _matcher(name, argument, actual, keys)) else []
@@ -109,8 +116,17 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
             elif name not in expected:
                 found.append(Difference(here, f"not expected (got {_show(actual[name])})"))
             else:
-                found.extend(differences(expected[name], actual[name], exact_args=exact_args, keys=keys, path=here,
-                                         strings=strings, contents=contents))
+                found.extend(
+                    differences(
+                        expected[name],
+                        actual[name],
+                        exact_args=exact_args,
+                        keys=keys,
+                        path=here,
+                        strings=strings,
+                        contents=contents,
+                    )
+                )
         return found
     if isinstance(expected, list):
         if not isinstance(actual, list):
@@ -119,13 +135,29 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
             return [Difference(path, f"expected {len(expected)} items, got {len(actual)}")]
         found = []
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
-            found.extend(differences(want, got, exact_args=exact_args, keys=keys, path=(*path, (index, len(expected))),
-                                     strings=strings, contents=contents))
-        places = _permutation(expected, actual, exact_args=exact_args, keys=keys, strings=strings,
-                              contents=contents) if len(found) > 1 else None
+            found.extend(
+                differences(
+                    want,
+                    got,
+                    exact_args=exact_args,
+                    keys=keys,
+                    path=(*path, (index, len(expected))),
+                    strings=strings,
+                    contents=contents,
+                )
+            )
+        places = (
+            _permutation(expected, actual, exact_args=exact_args, keys=keys, strings=strings, contents=contents)
+            if len(found) > 1
+            else None
+        )
         if places is not None:  # the very same items, in another order: the list's own difference
-            return [Difference(path, f"the {len(expected)} items are all there, in another order: the expected items "
-                                     f"stand at {places}")]
+            return [
+                Difference(
+                    path,
+                    f"the {len(expected)} items are all there, in another order: the expected items stand at {places}",
+                )
+            ]
         return found
     if isinstance(expected, str) and isinstance(actual, str) and not exact_args:
         expected, actual = canonical_tool_calls(expected), canonical_tool_calls(actual)
@@ -133,17 +165,30 @@ def differences(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str,
         from ..shaping import Deduped, match_parts
 
         pieces = SLOT.split(expected)  # literal, path, literal, path, ..., literal
-        parts: list[str | Deduped] = [piece if index % 2 == 0 else Deduped(piece, (contents or {}).get(piece, ""))
-                                      for index, piece in enumerate(pieces)]
+        parts: list[str | Deduped] = [
+            piece if index % 2 == 0 else Deduped(piece, (contents or {}).get(piece, ""))
+            for index, piece in enumerate(pieces)
+        ]
         problem = match_parts(actual, [part for part in parts if part != ""], strings)
         return [Difference(path, problem)] if problem else []
     if expected != actual or type(expected) is not type(actual):
         if isinstance(expected, str) and isinstance(actual, str):
-            offset = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
-                          min(len(expected), len(actual)))
-            return [Difference(path, _text_difference(expected, actual), _encoding_only(expected, actual, exact_args),
-                               expected=expected, offset=offset, actual=actual, actual_offset=offset,
-                               whole=expected)]
+            offset = next(
+                (i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b),
+                min(len(expected), len(actual)),
+            )
+            return [
+                Difference(
+                    path,
+                    _text_difference(expected, actual),
+                    _encoding_only(expected, actual, exact_args),
+                    expected=expected,
+                    offset=offset,
+                    actual=actual,
+                    actual_offset=offset,
+                    whole=expected,
+                )
+            ]
         return [Difference(path, f"expected {_show(expected)}, got {_show(actual)}")]
     return []
 
@@ -153,8 +198,14 @@ def _permutation(expected: list[Any], actual: list[Any], **options: Any) -> list
     None otherwise."""
     places: list[int] = []
     for want in expected:
-        place = next((index for index, got in enumerate(actual) if index not in places and not differences(
-            want, got, **{**options, "keys": dict(options["keys"])})), None)
+        place = next(
+            (
+                index
+                for index, got in enumerate(actual)
+                if index not in places and not differences(want, got, **{**options, "keys": dict(options["keys"])})
+            ),
+            None,
+        )
         if place is None:
             return None
         places.append(place)
@@ -173,8 +224,15 @@ def _encoding_only(expected: str, actual: str, exact_args: bool) -> tuple[str, .
     return ()
 
 
-def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | int, int], ...], *, exact_args: bool,
-              strings: Mapping[str, str] | None, contents: Mapping[str, str] | None) -> list[Difference]:
+def _segments(
+    segments: list[list[Any]],
+    actual: Any,
+    path: tuple[tuple[str | int, int], ...],
+    *,
+    exact_args: bool,
+    strings: Mapping[str, str] | None,
+    contents: Mapping[str, str] | None,
+) -> list[Difference]:
     """A string made of segments, each blamed on its own rules where the text departs inside it."""
     from ..shaping import Deduped, locate_departure_at
 
@@ -206,10 +264,23 @@ def _segments(segments: list[list[Any]], actual: Any, path: tuple[tuple[str | in
     elif isinstance(part, Deduped) and "dedupe.notice" in rules:
         rules = ("dedupe.notice",)  # the content is left out, as decided; the block itself is the notice's
     # (past the last part, the offset is inside the last part: text left over at the end)
-    at = sum(len(part) for part in parts[:min(index, len(parts) - 1)] if isinstance(part, str)) + offset \
-        if offset is not None and texts and parts else None  # texts: every part is a text
-    return [Difference(path, what, rules, expected=part if isinstance(part, str) else None, offset=offset,
-                       actual=actual, actual_offset=at, whole="".join(parts) if texts else None)]  # type: ignore[arg-type]
+    at = (
+        sum(len(part) for part in parts[: min(index, len(parts) - 1)] if isinstance(part, str)) + offset
+        if offset is not None and texts and parts
+        else None
+    )  # texts: every part is a text
+    return [
+        Difference(
+            path,
+            what,
+            rules,
+            expected=part if isinstance(part, str) else None,
+            offset=offset,
+            actual=actual,
+            actual_offset=at,
+            whole="".join(parts) if texts else None,  # type: ignore[arg-type]  # texts: every part is a text
+        )
+    ]
 
 
 def _matcher(name: str, argument: Any, actual: Any, keys: dict[str, str]) -> str | None:
@@ -229,8 +300,9 @@ def _matcher(name: str, argument: Any, actual: Any, keys: dict[str, str]) -> str
     return None
 
 
-def difference(expected: Any, actual: Any, *, exact_args: bool, keys: dict[str, str], path: str = "answer"
-               ) -> str | None:
+def difference(
+    expected: Any, actual: Any, *, exact_args: bool, keys: dict[str, str], path: str = "answer"
+) -> str | None:
     """The first difference as text, or None (see :func:`differences`)."""
     found = differences(expected, actual, exact_args=exact_args, keys=keys)
     return str(found[0]) if found else None

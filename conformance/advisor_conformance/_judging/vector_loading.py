@@ -66,8 +66,12 @@ def expand(value: Any, where: str = "") -> Any:
     if isinstance(value, dict):
         macros = [key for key in value if key.startswith("$")]
         if len(value) == 1 and macros == ["$segments"]:
-            return {"$segments": [[expand(text, f"{where}.$segments[{i}]"), rules]
-                                  for i, (text, rules) in enumerate(value["$segments"])]}
+            return {
+                "$segments": [
+                    [expand(text, f"{where}.$segments[{i}]"), rules]
+                    for i, (text, rules) in enumerate(value["$segments"])
+                ]
+            }
         if len(value) == 1 and macros and macros[0] in MATCHERS:
             return value  # a matcher of the expected side, resolved by differences()
         if macros:
@@ -193,8 +197,9 @@ def _check_segments(value: Any, where: str) -> None:
     if isinstance(value, dict):
         if set(value) == {"$segments"}:
             for index, segment in enumerate(value["$segments"]):
-                if not (isinstance(segment, list) and len(segment) == 2 and isinstance(segment[1], list)
-                        and segment[1]):
+                if not (
+                    isinstance(segment, list) and len(segment) == 2 and isinstance(segment[1], list) and segment[1]
+                ):
                     raise VectorError(f"{where}.$segments[{index}]: a segment is [text, [rules]]")
             return
         for key, item in value.items():

@@ -67,8 +67,11 @@ def plan(config: pytest.Config, target: str, source: str, origin: str) -> None:
         config.args = [_suite_arg(config)]  # the suite alone
     elif not reaching and not (source == "ini" and explicit):
         config.args = [*config.args, _suite_arg(config)]
-    holding = [arg for arg in config.args if _arg_path(config, arg) != TESTS_DIR
-               and TESTS_DIR.is_relative_to(_arg_path(config, arg))]
+    holding = [
+        arg
+        for arg in config.args
+        if _arg_path(config, arg) != TESTS_DIR and TESTS_DIR.is_relative_to(_arg_path(config, arg))
+    ]
     if holding:
         top = min(holding, key=lambda arg: len(_arg_path(config, arg).parts))
         below = TESTS_DIR.relative_to(_arg_path(config, top))
@@ -118,8 +121,11 @@ def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool 
         return None
     if not scope.searched:
         scope.hidden, scope.searched = _hidden(config, scope), True
-    if scope.hidden is None or not collection_path.is_relative_to(scope.hidden) \
-            or collection_path.is_relative_to(scope.way[-1]):
+    if (
+        scope.hidden is None
+        or not collection_path.is_relative_to(scope.hidden)
+        or collection_path.is_relative_to(scope.way[-1])
+    ):
         return None
     return collection_path not in scope.way  # a directory on the way down is entered; nothing else there is
 
@@ -158,24 +164,31 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def _refusal(config: pytest.Config, scope: Scope, others: int) -> str | None:
     """The usage error of a run that holds none of the suite's tests; None (and a note) when the ini key named the
     implementation and the run chose the project's own tests."""
-    fix = (f"run the suite with `python3 -m pytest --impl={scope.target}` (no paths) or "
-           f"`advisor-conformance run --impl '{scope.target}'`")
+    fix = (
+        f"run the suite with `python3 -m pytest --impl={scope.target}` (no paths) or "
+        f"`advisor-conformance run --impl '{scope.target}'`"
+    )
     if scope.own_paths:
         why = f"this run's paths ({' '.join(config.args)}) hold none of the suite's tests"
     elif scope.collected:
         why = f"this run's selection (-k, -m, --deselect, --lf) deselects all {scope.collected} of the suite's tests"
     else:
-        why = (f"this run collected none of the suite's tests (installed in {TESTS_DIR}): its configuration keeps "
-               "pytest from collecting them (python_files, python_functions, --ignore, collect_ignore or a conftest "
-               "hook)")
+        why = (
+            f"this run collected none of the suite's tests (installed in {TESTS_DIR}): its configuration keeps "
+            "pytest from collecting them (python_files, python_functions, --ignore, collect_ignore or a conftest "
+            "hook)"
+        )
     if scope.source == "ini" and others and (scope.own_paths or scope.collected):
         scope.note = f"advisor-conformance: {scope.origin} was not tested: {why} ({fix})"
         workeroutput = getattr(config, "workeroutput", None)
         if workeroutput is not None:
             workeroutput[_NOTE] = scope.note
         return None
-    widen = ("; widen it (-m 'rule(area=\"elision\")' selects one area, -m 'rule(id=\"...\")' one rule)"
-             if scope.collected and not scope.own_paths else "")
+    widen = (
+        "; widen it (-m 'rule(area=\"elision\")' selects one area, -m 'rule(id=\"...\")' one rule)"
+        if scope.collected and not scope.own_paths
+        else ""
+    )
     return f"{scope.origin} names the implementation to test, but {why}{widen}; or {fix}"
 
 

@@ -57,15 +57,16 @@ def problems(expression: str) -> list[str]:
     found = []
     for key, value in rule_selections(expression):
         if not key:
-            found.append(f"rule({value}): the arguments are not key=\"value\" pairs")
+            found.append(f'rule({value}): the arguments are not key="value" pairs')
         elif key not in known:
             found.append(f"rule({key}=...): rule() selects by id, area or level{_suggest(key, list(known))}")
         elif value in catalogue.retired and key == "id":
             found.append(f"rule(id={value!r}): the rule is retired (advisor-conformance rules --json lists it)")
         elif value not in known[key]:
             listing = "`advisor-conformance rules` lists them" if key == "id" else ", ".join(known[key])
-            found.append(f"rule({key}={value!r}): the catalogue has no such {key}{_suggest(value, known[key])} "
-                         f"({listing})")
+            found.append(
+                f"rule({key}={value!r}): the catalogue has no such {key}{_suggest(value, known[key])} ({listing})"
+            )
     return found
 
 
@@ -88,5 +89,5 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             rule_id = mark.kwargs.get("id", mark.args[0] if mark.args else None) if mark.name == "rule" else None
             if isinstance(rule_id, str) and rule_id in catalogue:
                 item.own_markers[index] = pytest.mark.rule(
-                    *mark.args, **{**mark.kwargs, "area": catalogue[rule_id].area,
-                                   "level": catalogue[rule_id].level}).mark
+                    *mark.args, **{**mark.kwargs, "area": catalogue[rule_id].area, "level": catalogue[rule_id].level}
+                ).mark

@@ -40,8 +40,10 @@ from .._contract.protocol import (
     OPTION_DEFAULTS,
 )
 
-MARKER = ("needs(areas=[...], operations=[...], capabilities=[...], options={...}): what a conformance test needs of "
-          "an implementation besides the areas of its rules; unmet, the test is skipped naming it")
+MARKER = (
+    "needs(areas=[...], operations=[...], capabilities=[...], options={...}): what a conformance test needs of "
+    "an implementation besides the areas of its rules; unmet, the test is skipped naming it"
+)
 
 #: The providers each area's tests encode for: breakpoints are Anthropic's; every other encoding is the wire area's.
 AREA_PROVIDERS: dict[str, tuple[str, ...]] = {"wire": ("anthropic", "openai", "codex"), "breakpoints": ("anthropic",)}
@@ -118,8 +120,9 @@ def unmet(needs: Needs, implementation: Implementation) -> list[str]:
     if areas:
         missing.append(f"the area(s) {', '.join(areas)}")
     offered = {op for area in implementation.areas for op in AREA_OPERATIONS.get(area, ())}
-    missing += [f"an area whose tests call the operation {op!r}" for op in sorted(needs.operations - offered)
-                if not areas]  # a missing area already says it
+    missing += [
+        f"an area whose tests call the operation {op!r}" for op in sorted(needs.operations - offered) if not areas
+    ]  # a missing area already says it
     capabilities = implementation.capabilities
     missing += [f"the capability {name} ({CAPABILITIES[name]})" for name in sorted(needs.capabilities - capabilities)]
     missing += [f"the option {name}={value!r}" for name, value in needs.options if implementation.option(name) != value]
@@ -149,7 +152,9 @@ def guard(item: pytest.Item) -> Callable[[str, Mapping[str, Any]], None] | None:
     def check(op: str, params: Mapping[str, Any]) -> None:
         fix = needs.admits(op, params)
         if fix is not None:
-            raise SuiteDefect(f"suite defect: {item.nodeid} calls {op} beyond what it declares it needs; declare it "
-                              f"with @pytest.mark.needs({fix}) (advisor_conformance._pytest_plugin.needs)")
+            raise SuiteDefect(
+                f"suite defect: {item.nodeid} calls {op} beyond what it declares it needs; declare it "
+                f"with @pytest.mark.needs({fix}) (advisor_conformance._pytest_plugin.needs)"
+            )
 
     return check

@@ -66,12 +66,16 @@ def register_profiles() -> None:
     """Register the suite's hypothesis profiles (idempotent)."""
     # print_blob off: hypothesis would advise a @reproduce_failure decorator on a test that lives in site-packages;
     # a failure's report gives the command that reruns the test with its example instead (rerun_command).
-    common: dict[str, Any] = {"deadline": None, "print_blob": False,
-              "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large]}
+    common: dict[str, Any] = {
+        "deadline": None,
+        "print_blob": False,
+        "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+    }
     settings.register_profile(CI_PROFILE, derandomize=True, database=None, max_examples=60, **common)
     settings.register_profile(EXPLORE_PROFILE, max_examples=1000, **common)
-    settings.register_profile(NOSHRINK_PROFILE, parent=settings.get_profile(CI_PROFILE),
-                              phases=[Phase.explicit, Phase.reuse, Phase.generate])
+    settings.register_profile(
+        NOSHRINK_PROFILE, parent=settings.get_profile(CI_PROFILE), phases=[Phase.explicit, Phase.reuse, Phase.generate]
+    )
     # mutation: the ci examples, fewer of them and unshrunk: each mutant only needs one failing example.
     settings.register_profile(MUTATION_PROFILE, parent=settings.get_profile(NOSHRINK_PROFILE), max_examples=25)
     settings.register_profile(EXPLICIT_PROFILE, parent=settings.get_profile(CI_PROFILE), phases=[Phase.explicit])
@@ -82,16 +86,18 @@ def pytest_configure(config: pytest.Config) -> None:
     if not target:
         return
     config.addinivalue_line(
-        "markers", "rule(id, area, level): the catalogue rule a conformance test checks (select with "
-        "-m 'rule(id=\"elision.marker-format\")', -m 'rule(area=\"elision\")' or -m 'rule(level=\"must\")')"
+        "markers",
+        "rule(id, area, level): the catalogue rule a conformance test checks (select with "
+        "-m 'rule(id=\"elision.marker-format\")', -m 'rule(area=\"elision\")' or -m 'rule(level=\"must\")')",
     )
     origin = origin_of(config, target, source)
     _markers.check_expression(config)
     config.addinivalue_line("markers", _needs.MARKER)
     timeout = config.getoption("harness_timeout") or float(config.getini("conformance_harness_timeout"))
     try:
-        implementation = load_target(target, harness_timeout=timeout, cwd=str(config.invocation_params.dir),
-                                     origin=origin)
+        implementation = load_target(
+            target, harness_timeout=timeout, cwd=str(config.invocation_params.dir), origin=origin
+        )
     except TargetError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[IMPLEMENTATION] = implementation
@@ -106,8 +112,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", f"ignore:{SYRUPY_MISSING_WORKERS}:UserWarning")
     if config.getoption("hypothesis_profile", None) is None:
         settings.load_profile(CI_PROFILE)
-    tally = RuleTally(load_catalogue(), config.stash[IMPLEMENTATION].description, target=target,
-                      arguments=list(config.invocation_params.args), strict=strict_should(config))
+    tally = RuleTally(
+        load_catalogue(),
+        config.stash[IMPLEMENTATION].description,
+        target=target,
+        arguments=list(config.invocation_params.args),
+        strict=strict_should(config),
+    )
     config.stash[TALLY] = tally
     config.pluginmanager.register(tally, "advisor-conformance-tally")
     config.pluginmanager.register(CatalogueOrder(), "advisor-conformance-order")
@@ -136,25 +147,38 @@ def check_areas(implementation: Implementation) -> None:
     if unknown:
         raise pytest.UsageError(
             f"{implementation.name} declares the unknown area(s) {', '.join(unknown)}; the areas are: "
-            f"{', '.join(catalogue.areas)}")
-    _refuse(f"{implementation.name} declares areas whose operations it does not answer (declare only the areas it "
-            "implements, or add the operations)",
-            [f"{area} needs {', '.join(AREA_OPERATIONS[area])}; {', '.join(ops)} answered unsupported_op"
-             for area, ops in implementation.missing_operations().items()])
+            f"{', '.join(catalogue.areas)}"
+        )
+    _refuse(
+        f"{implementation.name} declares areas whose operations it does not answer (declare only the areas it "
+        "implements, or add the operations)",
+        [
+            f"{area} needs {', '.join(AREA_OPERATIONS[area])}; {', '.join(ops)} answered unsupported_op"
+            for area, ops in implementation.missing_operations().items()
+        ],
+    )
     check_capabilities(implementation)
 
 
 def check_capabilities(implementation: Implementation) -> None:
     """Refuse, before any test runs, a declared area whose capability describe declines (streaming without http), and
     an offered capability whose probe is answered unsupported_op."""
-    _refuse(f"{implementation.name} declares areas whose capabilities its describe declines (leave the area out, or "
-            "offer the capability)",
-            [f"{area} needs the capability {', '.join(names)} ({'; '.join(CAPABILITIES[n] for n in names)})"
-             for area, names in implementation.declined_but_needed().items()])
-    _refuse(f"{implementation.name} offers capabilities it does not answer (declare them false in describe's "
-            "capabilities, and leave out the areas that need them)",
-            [f"{name} ({CAPABILITIES[name]}): the probe was answered unsupported_op"
-             for name in implementation.missing_capabilities()])
+    _refuse(
+        f"{implementation.name} declares areas whose capabilities its describe declines (leave the area out, or "
+        "offer the capability)",
+        [
+            f"{area} needs the capability {', '.join(names)} ({'; '.join(CAPABILITIES[n] for n in names)})"
+            for area, names in implementation.declined_but_needed().items()
+        ],
+    )
+    _refuse(
+        f"{implementation.name} offers capabilities it does not answer (declare them false in describe's "
+        "capabilities, and leave out the areas that need them)",
+        [
+            f"{name} ({CAPABILITIES[name]}): the probe was answered unsupported_op"
+            for name in implementation.missing_capabilities()
+        ],
+    )
 
 
 def _refuse(what: str, problems: list[str]) -> None:
@@ -184,8 +208,10 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         f"{', '.join(sorted(implementation.capabilities)) or '(none)'}",
     ]
     if d.get("catalogue") and d["catalogue"] != catalogue:
-        lines.append(f"advisor-conformance: {d['name']} was last checked against catalogue {d['catalogue']}; the rules "
-                     f"changed since (advisor-conformance rules --json lists them, CHANGELOG.md says what changed)")
+        lines.append(
+            f"advisor-conformance: {d['name']} was last checked against catalogue {d['catalogue']}; the rules "
+            f"changed since (advisor-conformance rules --json lists them, CHANGELOG.md says what changed)"
+        )
     return lines
 
 
@@ -253,8 +279,14 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             checked &= set(violation.checked)
         put_property(report, "checked_rules", [rule for rule in rules if rule in checked])
         more = f" (and {len(violations) - 1} more failing examples)" if len(violations) > 1 else ""
-        strangers = (f" (blamed on rule IDs the catalogue does not know: {', '.join(unknown)}; counted against "
-                     f"{', '.join(blames[0][0])})") if unknown else ""
+        strangers = (
+            (
+                f" (blamed on rule IDs the catalogue does not know: {', '.join(unknown)}; counted against "
+                f"{', '.join(blames[0][0])})"
+            )
+            if unknown
+            else ""
+        )
         # the short summary shows "[rule] what", not the exception's dotted type name
         _set_message(report, f"[{', '.join(blames[0][0])}] {_without_rules(str(violations[0]))}{more}{strangers}")
     elif error is not None:
@@ -383,8 +415,9 @@ def order_by_catalogue(items: list[pytest.Item]) -> None:
     :func:`catalogue_key`). Tests of the same key keep their collected order; the other tests of the run (a project's
     own) keep their places."""
     slots = [index for index, item in enumerate(items) if is_conformance_item(item)]
-    ordered = [items[position] for position in sorted(slots, key=lambda position: (catalogue_key(items[position]),
-                                                                                  position))]
+    ordered = [
+        items[position] for position in sorted(slots, key=lambda position: (catalogue_key(items[position]), position))
+    ]
     for slot, item in zip(slots, ordered, strict=True):
         items[slot] = item
 
@@ -417,8 +450,10 @@ def apply_xfails(config: pytest.Config, items: list[pytest.Item]) -> None:
         return
     stale = _xfails.apply(entries, suite_items, suite_node_id, rules_of)
     if stale:
-        raise pytest.UsageError("entries of the xfails file match no test (remove or fix them):\n"
-                                + "\n".join(f"  {entry}" for entry in stale))
+        raise pytest.UsageError(
+            "entries of the xfails file match no test (remove or fix them):\n"
+            + "\n".join(f"  {entry}" for entry in stale)
+        )
     config.pluginmanager.register(_xfails.Ledger(entries), "advisor-conformance-xfails")
 
 
@@ -462,11 +497,7 @@ def pytest_runtest_call(item: pytest.Item):
 def pytest_collection_finish(session: pytest.Session) -> None:
     tally = session.config.stash.get(TALLY, None)
     if tally is not None:
-        tally.collected(
-            (item.nodeid, rules_of(item)) for item in session.items if is_conformance_item(item)
-        )
-
-
+        tally.collected((item.nodeid, rules_of(item)) for item in session.items if is_conformance_item(item))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -486,5 +517,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     d = implementation.description
     xml.add_global_property("advisor_conformance_suite", __version__)
     xml.add_global_property("advisor_conformance_catalogue", load_catalogue().version)
-    xml.add_global_property("advisor_conformance_implementation",
-                            json.dumps({key: d.get(key) for key in ("name", "version", "language")}))
+    xml.add_global_property(
+        "advisor_conformance_implementation", json.dumps({key: d.get(key) for key in ("name", "version", "language")})
+    )

@@ -163,8 +163,15 @@ def write_report(path: Path, report: Any) -> None:
 class RuleTally:
     """Collects test outcomes by rule; prints and writes them at the end of the session."""
 
-    def __init__(self, catalogue: Catalogue, implementation: dict[str, Any], *, target: str = "",
-                 arguments: list[str] | None = None, strict: bool = False) -> None:
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        implementation: dict[str, Any],
+        *,
+        target: str = "",
+        arguments: list[str] | None = None,
+        strict: bool = False,
+    ) -> None:
         self.catalogue = catalogue
         self.implementation = implementation
         self.target = target
@@ -216,15 +223,25 @@ class RuleTally:
         rows = []
         for rule in self.catalogue.rules.values():
             bucket = counts.get(rule.id, dict.fromkeys(ROW_COUNTS, 0))
-            rows.append({"id": rule.id, "area": rule.area, "level": rule.level, "tag": rule.tag,
-                         "outcome": rule_outcome(bucket), "tests": sum(bucket.values()),
-                         **{outcome: bucket[outcome] for outcome in ROW_COUNTS}})
+            rows.append(
+                {
+                    "id": rule.id,
+                    "area": rule.area,
+                    "level": rule.level,
+                    "tag": rule.tag,
+                    "outcome": rule_outcome(bucket),
+                    "tests": sum(bucket.values()),
+                    **{outcome: bucket[outcome] for outcome in ROW_COUNTS},
+                }
+            )
         return rows
 
     def snapshots(self) -> dict[str, Any]:
         """The snapshots to review: node IDs by outcome, and the command that accepts them all."""
-        out: dict[str, Any] = {outcome: sorted(test["nodeid"] for test in self.tests.values()
-                                               if test["outcome"] == outcome) for outcome in REVIEW_OUTCOMES}
+        out: dict[str, Any] = {
+            outcome: sorted(test["nodeid"] for test in self.tests.values() if test["outcome"] == outcome)
+            for outcome in REVIEW_OUTCOMES
+        }
         tests = [test for test in self.tests.values() if test.get("accept")]
         if tests:  # one command for them all
             out["accept"] = tests[0]["accept"] if len(tests) == 1 else tests[0].get("accept_all", tests[0]["accept"])
@@ -248,12 +265,20 @@ class RuleTally:
         test_counts = {outcome: sum(1 for test in tests if test["outcome"] == outcome) for outcome in TEST_OUTCOMES}
         return {
             "format": REPORT_FORMAT,
-            "suite": {"name": "advisor-conformance", "version": __version__, "protocol": PROTOCOL_VERSION,
-                      "catalogue": self.catalogue.version},
+            "suite": {
+                "name": "advisor-conformance",
+                "version": __version__,
+                "protocol": PROTOCOL_VERSION,
+                "catalogue": self.catalogue.version,
+            },
             "implementation": self.implementation,
-            "run": {"target": self.target, "arguments": self.arguments, "strict_should": self.strict,
-                    "started": self.started.isoformat(timespec="seconds"),
-                    "duration_s": round(time.monotonic() - self.clock, 3)},
+            "run": {
+                "target": self.target,
+                "arguments": self.arguments,
+                "strict_should": self.strict,
+                "started": self.started.isoformat(timespec="seconds"),
+                "duration_s": round(time.monotonic() - self.clock, 3),
+            },
             "counts": {"rules": rule_counts, "tests": test_counts},
             "rules": rows,
             "tests": tests,
@@ -278,22 +303,32 @@ class RuleTally:
             return
         warned = [test for test in self.tests.values() if test["outcome"] == "warned"]
         if warned:
-            terminalreporter.write_sep("=", f"advisor-conformance: {len(warned)} warned (should rules; "
-                                            "--strict-should makes them fail)", yellow=True)
+            terminalreporter.write_sep(
+                "=",
+                f"advisor-conformance: {len(warned)} warned (should rules; --strict-should makes them fail)",
+                yellow=True,
+            )
             for test in sorted(warned, key=lambda t: t["nodeid"]):
                 first = test.get("message", "").split("\n", 1)[0]
                 terminalreporter.write_line(f"WARNED {test['nodeid']} - {first[:300]}")
         unknown = self.unknown_rules()
         if unknown:
-            terminalreporter.write_sep("=", f"advisor-conformance: failures blamed on {len(unknown)} rule ID(s) the "
-                                            "catalogue does not know", red=True)
+            terminalreporter.write_sep(
+                "=",
+                f"advisor-conformance: failures blamed on {len(unknown)} rule ID(s) the catalogue does not know",
+                red=True,
+            )
             for rule_id, nodeids in unknown.items():
-                terminalreporter.write_line(f"{rule_id!r}: {len(nodeids)} test(s), e.g. {nodeids[0]} (counted against "
-                                            "the test's own rules)")
+                terminalreporter.write_line(
+                    f"{rule_id!r}: {len(nodeids)} test(s), e.g. {nodeids[0]} (counted against the test's own rules)"
+                )
         snapshots = self.snapshots()
         if any(snapshots[outcome] for outcome in REVIEW_OUTCOMES):
-            terminalreporter.write_sep("=", "advisor-conformance: snapshots to review (no rule failed; the run fails "
-                                            "until they are accepted)", yellow=True)
+            terminalreporter.write_sep(
+                "=",
+                "advisor-conformance: snapshots to review (no rule failed; the run fails until they are accepted)",
+                yellow=True,
+            )
             for outcome in REVIEW_OUTCOMES:
                 for nodeid in snapshots[outcome]:
                     terminalreporter.write_line(f"{outcome:<13} {nodeid}")
@@ -305,16 +340,28 @@ class RuleTally:
         terminalreporter.write_sep("=", f"advisor-conformance: outcome per rule ({name})")
         width = max(len(row["id"]) for row in rows)
         terminalreporter.write_line(f"{'rule':<{width}}  {'level':<6}  {'outcome':<11}  failed/tests")
-        colours = {"failed": {"red": True}, "passed": {"green": True}, "warning": {"yellow": True},
-                   "xfailed": {"yellow": True}}
+        colours = {
+            "failed": {"red": True},
+            "passed": {"green": True},
+            "warning": {"yellow": True},
+            "xfailed": {"yellow": True},
+        }
         for row in rows:
             failing = row["failed"] + row["warned"]
-            notes = [f"{row[key]} {label}" for key, label in (("elsewhere", "failed on another rule first"),
-                                                              ("changed", "snapshot changed"),
-                                                              ("not recorded", "snapshot not recorded")) if row[key]]
-            terminalreporter.write_line(f"{row['id']:<{width}}  {row['level']:<6}  {row['outcome']:<11}  "
-                                        f"{failing}/{row['tests']}" + (f"  ({'; '.join(notes)})" if notes else ""),
-                                        **colours.get(row["outcome"], {"yellow": True}))
+            notes = [
+                f"{row[key]} {label}"
+                for key, label in (
+                    ("elsewhere", "failed on another rule first"),
+                    ("changed", "snapshot changed"),
+                    ("not recorded", "snapshot not recorded"),
+                )
+                if row[key]
+            ]
+            terminalreporter.write_line(
+                f"{row['id']:<{width}}  {row['level']:<6}  {row['outcome']:<11}  "
+                f"{failing}/{row['tests']}" + (f"  ({'; '.join(notes)})" if notes else ""),
+                **colours.get(row["outcome"], {"yellow": True}),
+            )
         totals: dict[str, int] = {}
         for row in rows:
             totals[row["outcome"]] = totals.get(row["outcome"], 0) + 1
@@ -323,5 +370,8 @@ class RuleTally:
         )
         reviews = {outcome: len(snapshots[outcome]) for outcome in REVIEW_OUTCOMES if snapshots[outcome]}
         if reviews:
-            terminalreporter.write_line("snapshots: " + ", ".join(f"{count} {outcome}" for outcome, count in
-                                                                  reviews.items()) + " (review items, not rules)")
+            terminalreporter.write_line(
+                "snapshots: "
+                + ", ".join(f"{count} {outcome}" for outcome, count in reviews.items())
+                + " (review items, not rules)"
+            )

@@ -35,8 +35,10 @@ _IN_SUMMARY = pytest.StashKey[bool]()
 def bounded_note(note: str, lines: int = NOTE_LINES, width: int = NOTE_WIDTH) -> str:
     """A note of at most ``lines`` lines of at most ``width`` characters (plus the account of what was cut)."""
     kept = note.split("\n")
-    out = [line if len(line) <= width else f"{line[:width]} [the line goes on: {len(line)} characters in all]"
-           for line in kept[:lines]]
+    out = [
+        line if len(line) <= width else f"{line[:width]} [the line goes on: {len(line)} characters in all]"
+        for line in kept[:lines]
+    ]
     if len(kept) > lines:
         out.append(f"[{len(kept) - lines} more lines of this note are not shown]")
     return "\n".join(out)
@@ -93,7 +95,8 @@ def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
     named = message.startswith("[")
     status = ("failed", "F")
     if _message_shown_whole(config) or (
-            len(f"FAILED {_shown_node_id(config, report.nodeid)} - {message}") <= config.get_terminal_writer().fullwidth):
+        len(f"FAILED {_shown_node_id(config, report.nodeid)} - {message}") <= config.get_terminal_writer().fullwidth
+    ):
         return None if named else (*status, (f"FAILED [{', '.join(rules)}]", {"red": True}))
     text = message if named else f"[{', '.join(rules)}] {message}".rstrip()
     room = max(config.get_terminal_writer().fullwidth - len("FAILED  -"), 40)

@@ -87,8 +87,12 @@ class Expectation:
         return None
 
 
-def apply(entries: list[Entry], items: Iterable[pytest.Item], node_id: Callable[[pytest.Item], str],
-          rules_of: Callable[[pytest.Item], list[str]]) -> list[Entry]:
+def apply(
+    entries: list[Entry],
+    items: Iterable[pytest.Item],
+    node_id: Callable[[pytest.Item], str],
+    rules_of: Callable[[pytest.Item], list[str]],
+) -> list[Entry]:
     """Attach each matching entry to its tests; return the entries that match no test."""
     matched: set[int] = set()
     for item in items:
@@ -140,8 +144,11 @@ class Ledger:
 
     def stale(self) -> list[Entry]:
         """Rule entries whose tests ran without a single expected failure."""
-        return [entry for entry in self.entries
-                if not entry.is_node and entry.line in self.ran and entry.line not in self.used]
+        return [
+            entry
+            for entry in self.entries
+            if not entry.is_node and entry.line in self.ran and entry.line not in self.used
+        ]
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -66,13 +66,24 @@ class Divergence:
 
     def parts(self) -> list[dict[str, Any]]:
         """Each difference: its path, what differs, and both answers' values there."""
-        return [{"path": diff.where, "what": diff.what, "a": _at(self.answers[0], diff.path),
-                 "b": _at(self.answers[1], diff.path)} for diff in self.differences]
+        return [
+            {
+                "path": diff.where,
+                "what": diff.what,
+                "a": _at(self.answers[0], diff.path),
+                "b": _at(self.answers[1], diff.path),
+            }
+            for diff in self.differences
+        ]
 
     def to_json(self) -> dict[str, Any]:
-        return {"op": self.op, "input": abbreviate(self.input),
-                "differences": [{**part, "a": abbreviate(part["a"]), "b": abbreviate(part["b"])}
-                                for part in self.parts()[:20]]}
+        return {
+            "op": self.op,
+            "input": abbreviate(self.input),
+            "differences": [
+                {**part, "a": abbreviate(part["a"]), "b": abbreviate(part["b"])} for part in self.parts()[:20]
+            ],
+        }
 
 
 @dataclass
@@ -87,9 +98,14 @@ class Outcome:
     found_after: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"op": self.op, "inputs": self.inputs, "seconds": round(self.seconds, 2), "skipped": self.skipped,
-                "found_after": self.found_after,
-                "divergence": None if self.divergence is None else self.divergence.to_json()}
+        return {
+            "op": self.op,
+            "inputs": self.inputs,
+            "seconds": round(self.seconds, 2),
+            "skipped": self.skipped,
+            "found_after": self.found_after,
+            "divergence": None if self.divergence is None else self.divergence.to_json(),
+        }
 
 
 def _at(value: Any, path: tuple[tuple[str | int, int], ...]) -> Any:
@@ -138,8 +154,10 @@ def compare(op: str, drawn: Any, pair: tuple[Implementation, Implementation]) ->
     if op == "scenario":
         with _materialised(drawn) as (params, files, work_dir):
             raw = (_answer(pair[0], op, params), _answer(pair[1], op, params))
-        shown: Any = {"workspace": drawn["workspace"], "params": {**drawn["params"], **(
-            {"work_dir": "{{work_dir}}"} if work_dir else {})}}
+        shown: Any = {
+            "workspace": drawn["workspace"],
+            "params": {**drawn["params"], **({"work_dir": "{{work_dir}}"} if work_dir else {})},
+        }
     else:
         params, work_dir, shown = drawn, None, drawn
         files = {item["path"]: _file_text(item) for item in drawn.get("files") or []} if op == "shape" else {}
@@ -148,13 +166,20 @@ def compare(op: str, drawn: Any, pair: tuple[Implementation, Implementation]) ->
     return Divergence(op, shown, found, compared) if found else None
 
 
-def diverging(op: str, params: Mapping[str, Any], answers: tuple[Any, Any],
-              descriptions: tuple[Mapping[str, Any], Mapping[str, Any]], *, files: Mapping[str, str] | None = None,
-              work_dir: str | None = None) -> tuple[list[vectors.Difference], tuple[Any, Any]]:
+def diverging(
+    op: str,
+    params: Mapping[str, Any],
+    answers: tuple[Any, Any],
+    descriptions: tuple[Mapping[str, Any], Mapping[str, Any]],
+    *,
+    files: Mapping[str, str] | None = None,
+    work_dir: str | None = None,
+) -> tuple[list[vectors.Difference], tuple[Any, Any]]:
     """Where two answers to ``params`` differ once :func:`open_choices` has normalised them (A's side is the
     "expected" of each difference), and the normalised answers."""
     a, b, exact = open_choices(op, params, answers, descriptions, files=files, work_dir=work_dir)
     return vectors.differences(a, b, exact_args=exact), (a, b)
+
 
 _PROBES: dict[str, dict[str, Any]] = {
     "shape": {"transcript": []},
@@ -182,9 +207,17 @@ def search(op: str, pair: tuple[Implementation, Implementation], *, examples: in
     declared |= {re.split(r"\{(?:used|max)\}", impl.strings.get("budget_spent", ""))[0] for impl in pair} - {""}
 
     @seeded(seed)
-    @settings(database=None, max_examples=examples, derandomize=False, deadline=None,
-              phases=(Phase.generate, Phase.shrink), suppress_health_check=list(HealthCheck),
-              report_multiple_bugs=False, verbosity=Verbosity.quiet, print_blob=False)
+    @settings(
+        database=None,
+        max_examples=examples,
+        derandomize=False,
+        deadline=None,
+        phases=(Phase.generate, Phase.shrink),
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        verbosity=Verbosity.quiet,
+        print_blob=False,
+    )
     @given(strategy_for(op, pair))
     def probe(drawn: Any) -> None:
         # An input that holds a declared string would be normalised on one side only (hypothesis draws the
@@ -230,8 +263,14 @@ class Report:
         return any(outcome.divergence is not None for outcome in self.outcomes)
 
 
-def run(pair: tuple[Implementation, Implementation], ops: Sequence[str] = OPERATIONS, *, examples: int = 200,
-        seed: int = 0, progress: Callable[[Outcome], None] | None = None) -> Report:
+def run(
+    pair: tuple[Implementation, Implementation],
+    ops: Sequence[str] = OPERATIONS,
+    *,
+    examples: int = 200,
+    seed: int = 0,
+    progress: Callable[[Outcome], None] | None = None,
+) -> Report:
     """Search every operation of ``ops`` in turn."""
     report = Report(pair, seed, examples)
     for op in ops:

@@ -18,7 +18,6 @@ _STORE_KEY = "fedcba9876543210fedcba9876543210"
 # Strategies are built once (a recursive strategy costs more to build than to draw from).
 
 
-
 def _weighted(usual: st.SearchStrategy[Any], rare: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
     """``usual`` about three times in four, else ``rare``; shrinking moves towards ``usual``."""
     return st.integers(0, 3).flatmap(lambda n: rare if n == 3 else usual)
@@ -26,10 +25,12 @@ def _weighted(usual: st.SearchStrategy[Any], rare: st.SearchStrategy[Any]) -> st
 
 @cache
 def _shape_parts() -> dict[str, st.SearchStrategy[Any]]:
-    return {"transcript": strategies.transcripts(max_size=6),
-            "question": st.one_of(st.none(), strategies.questions()),
-            "files": strategies.files(max_size=8),
-            "in_flight": st.one_of(strategies.short_text(80), st.just(""))}
+    return {
+        "transcript": strategies.transcripts(max_size=6),
+        "question": st.one_of(st.none(), strategies.questions()),
+        "files": strategies.files(max_size=8),
+        "in_flight": st.one_of(strategies.short_text(80), st.just("")),
+    }
 
 
 @st.composite
@@ -47,13 +48,19 @@ def _shape(draw: st.DrawFn) -> dict[str, Any]:
             files.append(shaping.file_param(path, data))
     if pairs and draw(st.booleans()):  # a read of one of the files: full (dedupe) or from line 2 (no dedupe)
         path, data = pairs[draw(st.integers(0, len(pairs) - 1))]
-        content = oracle.read_result(path, data, start=draw(st.sampled_from([1, 2])),
-                                     output=data.decode("utf-8", "replace"))
+        content = oracle.read_result(
+            path, data, start=draw(st.sampled_from([1, 2])), output=data.decode("utf-8", "replace")
+        )
         read = {"role": "tool", "name": "read", "tool_call_id": "call_read", "content": content}
         transcript.insert(draw(st.integers(0, len(transcript))), read)
     if draw(st.booleans()):  # the call in flight: the assistant message that asks for this advice
-        transcript.append({"role": "assistant", "content": draw(parts["in_flight"]),
-                           "tool_calls": [{"id": "call_adv", "name": "advisor", "arguments": {"question": "?"}}]})
+        transcript.append(
+            {
+                "role": "assistant",
+                "content": draw(parts["in_flight"]),
+                "tool_calls": [{"id": "call_adv", "name": "advisor", "arguments": {"question": "?"}}],
+            }
+        )
     return shaping.params(transcript, question, files)
 
 
@@ -64,18 +71,23 @@ def shape_inputs() -> st.SearchStrategy[dict[str, Any]]:
 
 @cache
 def encode_inputs() -> st.SearchStrategy[dict[str, Any]]:
-    fields = st.fixed_dictionaries({
-        "model": st.sampled_from(["advisor-model", "claude-sonnet-4-5"]),
-        "max_tokens": st.sampled_from([4096, 32000, 8192, 2048, 1025, 1024, 600]),
-        "reasoning": st.sampled_from([None, "minimal", "low", "medium", "high"]),
-        "stream": st.booleans(),
-        "prompt_cache_key": st.sampled_from(["0123456789abcdef0123456789abcdef", ""]),
-        "transport_session": st.sampled_from(["s-advisor", "s-subagent-advisor", None]),
-        "parent_session": st.sampled_from(["s", None]),
-        "advisor_cache_profile": st.booleans(),
-    })
-    requests = st.builds(lambda messages, extra: wire.neutral_request(messages, **extra),
-                         strategies.rendered_messages(max_size=50), fields)
+    fields = st.fixed_dictionaries(
+        {
+            "model": st.sampled_from(["advisor-model", "claude-sonnet-4-5"]),
+            "max_tokens": st.sampled_from([4096, 32000, 8192, 2048, 1025, 1024, 600]),
+            "reasoning": st.sampled_from([None, "minimal", "low", "medium", "high"]),
+            "stream": st.booleans(),
+            "prompt_cache_key": st.sampled_from(["0123456789abcdef0123456789abcdef", ""]),
+            "transport_session": st.sampled_from(["s-advisor", "s-subagent-advisor", None]),
+            "parent_session": st.sampled_from(["s", None]),
+            "advisor_cache_profile": st.booleans(),
+        }
+    )
+    requests = st.builds(
+        lambda messages, extra: wire.neutral_request(messages, **extra),
+        strategies.rendered_messages(max_size=50),
+        fields,
+    )
     return st.fixed_dictionaries({"provider": st.sampled_from(PROVIDERS), "request": requests})
 
 
@@ -86,8 +98,11 @@ _MALFORMED_INPUTS = [{"question": 7}, {"files": "src/app.py"}, {"files": [1]}, [
 def _snapshot_with_read(texts: Mapping[str, str], path: str) -> list[dict[str, Any]]:
     """A snapshot whose agent read ``path`` in full before it called the advisor."""
     read = oracle.read_result(path, texts[path].encode("utf-8"))
-    return [{"role": "user", "content": "read it"},
-            {"role": "tool", "name": "read", "tool_call_id": "call_r", "content": read}, *scenarios.SNAPSHOT[1:]]
+    return [
+        {"role": "user", "content": "read it"},
+        {"role": "tool", "name": "read", "tool_call_id": "call_r", "content": read},
+        *scenarios.SNAPSHOT[1:],
+    ]
 
 
 @cache
@@ -109,10 +124,16 @@ def _scenario_parts(in_workspace: bool, confinement: bool) -> dict[str, st.Searc
             optional["confine_to_work_dir"] = st.booleans()
         inputs["files"] = st.lists(st.sampled_from([*_WORKSPACE_FILES, "missing.txt", "./src/app.py"]), max_size=3)
     reply = _weighted(
-        st.builds(scenarios.reply, st.one_of(st.text(max_size=30), st.sampled_from(["", " \n"])),
-                  st.sampled_from(["stop", "length"])),
-        st.builds(scenarios.failure, st.sampled_from(["upstream returned 500", "overloaded"]),
-                  st.sampled_from([500, 429, 400])),
+        st.builds(
+            scenarios.reply,
+            st.one_of(st.text(max_size=30), st.sampled_from(["", " \n"])),
+            st.sampled_from(["stop", "length"]),
+        ),
+        st.builds(
+            scenarios.failure,
+            st.sampled_from(["upstream returned 500", "overloaded"]),
+            st.sampled_from([500, 429, 400]),
+        ),
     )
     return {
         "runtime": st.fixed_dictionaries({}, optional=optional),
@@ -138,11 +159,27 @@ def _scenario(draw: st.DrawFn, confinement: bool) -> dict[str, Any]:
             steps.append({"tools": {"agent": draw(st.sampled_from([None, "child-1"]))}})
             continue
         kind = draw(parts["snapshot"])
-        snapshot = (scenarios.SNAPSHOT if kind == 0 else draw(parts["transcript"]) if kind == 1 else None if kind == 2
-                    else _snapshot_with_read(texts, draw(st.sampled_from(_WORKSPACE_FILES[:2]))))
-        steps.append({"call": scenarios.call(agent=draw(parts["agent"]), conversation=draw(st.integers(1, 2)),
-                                             turn=draw(st.integers(1, 3)), input=draw(parts["input"]),
-                                             snapshot=snapshot, provider=draw(parts["replies"]))})
+        snapshot = (
+            scenarios.SNAPSHOT
+            if kind == 0
+            else draw(parts["transcript"])
+            if kind == 1
+            else None
+            if kind == 2
+            else _snapshot_with_read(texts, draw(st.sampled_from(_WORKSPACE_FILES[:2])))
+        )
+        steps.append(
+            {
+                "call": scenarios.call(
+                    agent=draw(parts["agent"]),
+                    conversation=draw(st.integers(1, 2)),
+                    turn=draw(st.integers(1, 3)),
+                    input=draw(parts["input"]),
+                    snapshot=snapshot,
+                    provider=draw(parts["replies"]),
+                )
+            }
+        )
     spec = {path: {"text": text} for path, text in texts.items()} if in_workspace else None
     return {"workspace": spec, "params": scenarios.scenario(steps, runtime)}
 

@@ -15,9 +15,15 @@ from .. import shaping, vectors
 TEMPLATES = ("budget_spent", "deduped_file_block")
 
 
-def open_choices(op: str, params: Mapping[str, Any], answers: tuple[Any, Any],
-                 descriptions: tuple[Mapping[str, Any], Mapping[str, Any]], *,
-                 files: Mapping[str, str] | None = None, work_dir: str | None = None) -> tuple[Any, Any, bool]:
+def open_choices(
+    op: str,
+    params: Mapping[str, Any],
+    answers: tuple[Any, Any],
+    descriptions: tuple[Mapping[str, Any], Mapping[str, Any]],
+    *,
+    files: Mapping[str, str] | None = None,
+    work_dir: str | None = None,
+) -> tuple[Any, Any, bool]:
     """Both answers with every choice the spec leaves open made the same way, and whether ``<args-json>`` is
     compared as bytes. What is open follows the catalogue's CHOICE rules (``advisor-conformance rules --json``,
     tag CHOICE) and ``clarifications §10``:
@@ -64,8 +70,9 @@ def open_choices(op: str, params: Mapping[str, Any], answers: tuple[Any, Any],
         answer = _errors_by_code_and_at(answer)
         if op == "scenario" and isinstance(answer, dict) and isinstance(answer.get("calls"), list):
             answer = {**answer, "calls": [_call_error_from_call(outcome) for outcome in answer["calls"]]}
-        answer = _map_strings(answer, functools.partial(_text_open, strings=strings, files=files or {},
-                                                        work_dir=work_dir))
+        answer = _map_strings(
+            answer, functools.partial(_text_open, strings=strings, files=files or {}, work_dir=work_dir)
+        )
         if op == "scenario" and isinstance(answer, dict):
             answer = _scenario_open(params, answer)
         out.append(_fresh_keys(answer, known))
@@ -83,10 +90,15 @@ def _scenario_open(params: Mapping[str, Any], answer: dict[str, Any]) -> dict[st
         answer = {**answer, "calls": [_cut_note_open(outcome) for outcome in answer["calls"]]}
     store = (params.get("runtime") or {}).get("cache_key_store") if isinstance(params, Mapping) else None
     if isinstance(store, Mapping) and "advisor" not in store and isinstance(answer.get("provider_requests"), list):
-        answer = {**answer, "provider_requests": [
-            {**request, "prompt_cache_key": "{{store_or_fresh_key}}"}
-            if isinstance(request, dict) and isinstance(request.get("prompt_cache_key"), str) else request
-            for request in answer["provider_requests"]]}
+        answer = {
+            **answer,
+            "provider_requests": [
+                {**request, "prompt_cache_key": "{{store_or_fresh_key}}"}
+                if isinstance(request, dict) and isinstance(request.get("prompt_cache_key"), str)
+                else request
+                for request in answer["provider_requests"]
+            ],
+        }
     return answer
 
 
@@ -108,8 +120,10 @@ def _text_open(text: str, strings: Mapping[str, str], files: Mapping[str, str], 
     template = strings.get("budget_spent")
     if template and "{used}" in template and "{max}" in template:
         text = re.sub(_template_pattern(template), lambda m: f"{{{{budget_spent:{m['used']}:{m['max']}}}}}", text)
-    plain = sorted(((name, value) for name, value in strings.items() if name not in TEMPLATES and value),
-                   key=lambda item: -len(item[1]))
+    plain = sorted(
+        ((name, value) for name, value in strings.items() if name not in TEMPLATES and value),
+        key=lambda item: -len(item[1]),
+    )
     if plain:
         by_text = {value: name for name, value in reversed(plain)}
         alternation = "|".join(re.escape(value) for _, value in plain)
@@ -177,8 +191,11 @@ _STEP_PREFIX = re.compile(r"^steps\[\d+\]\.(?:call|concurrent\[\d+\])\.")
 
 
 def _call_error_from_call(outcome: Any) -> Any:
-    if isinstance(outcome, dict) and isinstance(outcome.get("error"), dict) \
-            and isinstance(outcome["error"].get("at"), str):
+    if (
+        isinstance(outcome, dict)
+        and isinstance(outcome.get("error"), dict)
+        and isinstance(outcome["error"].get("at"), str)
+    ):
         return {"error": {**outcome["error"], "at": _STEP_PREFIX.sub("", outcome["error"]["at"])}}
     return outcome
 
@@ -222,8 +239,10 @@ def _fresh_keys(value: Any, known: set[str]) -> Any:
 
 def _anthropic_open(request: Mapping[str, Any], a: Any, b: Any) -> tuple[Any, Any]:
     """Choices 6 and 7 of :func:`open_choices`, on two Anthropic encodings of ``request``."""
-    bodies = [answer["body"] if isinstance(answer, dict) and isinstance(answer.get("body"), dict) else None
-              for answer in (a, b)]
+    bodies = [
+        answer["body"] if isinstance(answer, dict) and isinstance(answer.get("body"), dict) else None
+        for answer in (a, b)
+    ]
     if None in bodies:
         return a, b
     opened = [_thinking_open(body) for body in bodies if body is not None]  # none is, as checked
@@ -237,9 +256,14 @@ def _anthropic_open(request: Mapping[str, Any], a: Any, b: Any) -> tuple[Any, An
 
 def _thinking_open(body: dict[str, Any]) -> dict[str, Any]:
     thinking, limit = body.get("thinking"), body.get("max_tokens")
-    if (isinstance(thinking, dict) and set(thinking) == {"type", "budget_tokens"} and thinking["type"] == "enabled"
-            and isinstance(limit, int) and isinstance(thinking["budget_tokens"], int)
-            and 1024 <= thinking["budget_tokens"] < limit):
+    if (
+        isinstance(thinking, dict)
+        and set(thinking) == {"type", "budget_tokens"}
+        and thinking["type"] == "enabled"
+        and isinstance(limit, int)
+        and isinstance(thinking["budget_tokens"], int)
+        and 1024 <= thinking["budget_tokens"] < limit
+    ):
         return {**body, "thinking": {"type": "enabled", "budget_tokens": "{{thinking_budget}}"}}
     return body
 
@@ -247,8 +271,11 @@ def _thinking_open(body: dict[str, Any]) -> dict[str, Any]:
 def _empty_user_choice(request: Mapping[str, Any], body: Mapping[str, Any]) -> tuple[str | None, list[int]]:
     """How a body treats the request's empty user messages: ``left out``, ``text`` (with the indexes of those
     messages on the wire) or None (no empty user message, or a wire that lines up with neither)."""
-    kept = [m for m in request.get("messages", ()) if m["role"] != "system"
-            and not (m["role"] == "assistant" and m["content"] == "")]
+    kept = [
+        m
+        for m in request.get("messages", ())
+        if m["role"] != "system" and not (m["role"] == "assistant" and m["content"] == "")
+    ]
     empties = [index for index, m in enumerate(kept) if m["role"] == "user" and m["content"] == ""]
     wire_messages = body.get("messages")
     if not empties or not isinstance(wire_messages, list):
@@ -265,8 +292,10 @@ def _retext(body: dict[str, Any], indexes: list[int]) -> dict[str, Any]:
     for index in indexes:
         content = messages[index].get("content")
         if isinstance(content, list):
-            messages[index]["content"] = [{**block, "text": "{{empty_user_message}}"} if isinstance(block, dict)
-                                          and "text" in block else block for block in content]
+            messages[index]["content"] = [
+                {**block, "text": "{{empty_user_message}}"} if isinstance(block, dict) and "text" in block else block
+                for block in content
+            ]
     return {**body, "messages": messages}
 
 
@@ -277,8 +306,13 @@ def _without(body: dict[str, Any], indexes: list[int]) -> dict[str, Any]:
 def _unmarked(body: dict[str, Any]) -> dict[str, Any]:
     def strip(message: Any) -> Any:
         if isinstance(message, dict) and isinstance(message.get("content"), list):
-            return {**message, "content": [{k: v for k, v in block.items() if k != "cache_control"}
-                                           if isinstance(block, dict) else block for block in message["content"]]}
+            return {
+                **message,
+                "content": [
+                    {k: v for k, v in block.items() if k != "cache_control"} if isinstance(block, dict) else block
+                    for block in message["content"]
+                ],
+            }
         return message
 
     return {**body, "messages": [strip(m) for m in body["messages"]]}

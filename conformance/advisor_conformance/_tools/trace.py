@@ -80,17 +80,24 @@ def collect_rule_tests() -> dict[str, list[str]]:
     """Rule ID → node IDs of the collected tests that carry it (a collection-only run of the suite)."""
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "collect.json"
-        command = [sys.executable, "-m", "pytest", *pytest_args("reference", ["--collect-only", "-q",
-                                                                                 f"--rule-report={report}"])]
+        command = [
+            sys.executable,
+            "-m",
+            "pytest",
+            *pytest_args("reference", ["--collect-only", "-q", f"--rule-report={report}"]),
+        ]
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         env.pop("PYTEST_ADDOPTS", None)
         try:
-            result = subprocess.run(command, capture_output=True, text=True, cwd=tmp, env=env, timeout=COLLECT_TIMEOUT_S)
+            result = subprocess.run(
+                command, capture_output=True, text=True, cwd=tmp, env=env, timeout=COLLECT_TIMEOUT_S
+            )
         except subprocess.TimeoutExpired:
             raise RuntimeError(f"collecting the suite took more than {COLLECT_TIMEOUT_S} s") from None
         if result.returncode != 0 or not report.exists():
-            raise RuntimeError(f"collecting the suite failed ({result.returncode}):\n{result.stdout[-3000:]}\n"
-                               f"{result.stderr[-3000:]}")
+            raise RuntimeError(
+                f"collecting the suite failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+            )
         return json.loads(report.read_text(encoding="utf-8"))["collected"]
 
 
@@ -103,4 +110,6 @@ def vectors_of(rule_id: str) -> list[str]:
 
 def snapshots_of(tests: list[str]) -> list[str]:
     """The recorded transcripts whose snapshot tests are among ``tests``."""
-    return [nodeid.split("[", 1)[1].rstrip("]") for nodeid in tests if "test_rendered_request_matches_snapshot[" in nodeid]
+    return [
+        nodeid.split("[", 1)[1].rstrip("]") for nodeid in tests if "test_rendered_request_matches_snapshot[" in nodeid
+    ]

@@ -52,8 +52,9 @@ def breaks(rule: str, how: str, also: tuple[str, ...] = (), variant: str = "", m
     is about (a variant of a rule with many slow HTTP tests), its rule's other tests being run by the first."""
 
     def register(cls):
-        entry = BrokenImplementation(rule, how, f"{cls.__module__}:{cls.__qualname__}", tuple(also), variant,
-                                     tuple(modules))
+        entry = BrokenImplementation(
+            rule, how, f"{cls.__module__}:{cls.__qualname__}", tuple(also), variant, tuple(modules)
+        )
         table = VARIANTS if variant else REGISTRY
         if entry.id in table:
             raise ValueError(f"{entry.id} already has a broken implementation: {table[entry.id].target}")

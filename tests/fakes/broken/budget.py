@@ -41,8 +41,11 @@ class ExhaustedIsAnError(ReferenceAdapter):
                 raise AdvisorInputError(super().spent(grant), at="input")
 
 
-@breaks("budget.no-provider-call", "the use is counted when the answer comes back, so calls past the cap still reach "
-                                   "the provider (their answer is dropped for the budget note)")
+@breaks(
+    "budget.no-provider-call",
+    "the use is counted when the answer comes back, so calls past the cap still reach "
+    "the provider (their answer is dropped for the budget note)",
+)
 class CountedAfterTheCall(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):
@@ -60,8 +63,9 @@ class CountedAfterTheCall(ReferenceAdapter):
                 return self.note(answer)
 
 
-@breaks("budget.tool-stays-registered", "the advisor is taken out of the tool list once the main agent's budget is "
-                                        "spent")
+@breaks(
+    "budget.tool-stays-registered", "the advisor is taken out of the tool list once the main agent's budget is spent"
+)
 class ToolRemovedWhenSpent(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         def tools(self):
@@ -71,8 +75,11 @@ class ToolRemovedWhenSpent(ReferenceAdapter):
 @breaks("budget.child-default-cap", "without child_max_uses a child agent inherits the main agent's cap")
 class ChildInheritsMainCap(ReferenceAdapter):
     def scenario(self, params):
-        return super().scenario(_with_runtime_defaults(
-            params, child_max_uses=lambda runtime: runtime.get("max_uses_per_run", DEFAULT_MAX_USES)))
+        return super().scenario(
+            _with_runtime_defaults(
+                params, child_max_uses=lambda runtime: runtime.get("max_uses_per_run", DEFAULT_MAX_USES)
+            )
+        )
 
 
 class RacyCounter(UseCounter):
@@ -92,8 +99,10 @@ class RacyBudgetStore(BudgetStore):
         return RacyCounter(self.limit)
 
 
-@breaks("budget.atomic", "the cap check and the increment are not under one lock, so concurrent calls all pass the "
-                         "check before any counts")
+@breaks(
+    "budget.atomic",
+    "the cap check and the increment are not under one lock, so concurrent calls all pass the check before any counts",
+)
 class CheckThenIncrement(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         def __init__(self, config, provider, **kwargs):
@@ -124,8 +133,10 @@ class ZeroCapUnlimited(ReferenceAdapter):
 # -- transport ------------------------------------------------------------------------------------------------------
 
 
-@breaks("transport.main-session", "the main agent's advisor uses the parent's own session <session> as its transport "
-                                  "session")
+@breaks(
+    "transport.main-session",
+    "the main agent's advisor uses the parent's own session <session> as its transport session",
+)
 class MainAdvisorOnParentSession(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         def new_handler(self, agent_id=None):
@@ -135,8 +146,9 @@ class MainAdvisorOnParentSession(ReferenceAdapter):
             return handler
 
 
-@breaks("transport.no-session", "the session names are formatted from an empty session id, giving -advisor with "
-                                "parent \"\"")
+@breaks(
+    "transport.no-session", 'the session names are formatted from an empty session id, giving -advisor with parent ""'
+)
 class SessionFormattedFromEmpty(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         def new_handler(self, agent_id=None):
@@ -161,8 +173,9 @@ class OneFallbackKeyPerRuntime(ReferenceAdapter):
             return handler
 
 
-@breaks("transport.advisor-profile", "sub-agent advisor requests keep the delegation cache profile, not the advisor "
-                                     "profile")
+@breaks(
+    "transport.advisor-profile", "sub-agent advisor requests keep the delegation cache profile, not the advisor profile"
+)
 class SubagentWithoutAdvisorProfile(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):

@@ -29,8 +29,12 @@ from .wire import preprocessed, wire_variant
 
 #: The modules of the call-path carriage tests: the variants of rules with many slow HTTP or workspace tests run
 #: against it alone (their rules' other tests run against the rules' first broken implementations).
-RUNTIME = ("test_workspace_carriage.py", "test_handler_carriage.py", "test_streaming_carriage.py",
-           "test_wire_carriage_http.py")
+RUNTIME = (
+    "test_workspace_carriage.py",
+    "test_handler_carriage.py",
+    "test_streaming_carriage.py",
+    "test_wire_carriage_http.py",
+)
 
 nfc = functools.partial(unicodedata.normalize, "NFC")
 nfd = functools.partial(unicodedata.normalize, "NFD")
@@ -54,16 +58,23 @@ def without_invisibles(text: str) -> str:
 
 def js_trim(text: str) -> str:
     """JavaScript's String.prototype.trim(): white space and line terminators, U+FEFF among them."""
-    return text.strip(" \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-                      "\u2028\u2029\u202f\u205f\u3000\ufeff")
+    return text.strip(
+        " \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+        "\u2028\u2029\u202f\u205f\u3000\ufeff"
+    )
 
 
 # -- shape --------------------------------------------------------------------------------------------------------
 
 
-@breaks("files.render-format", "a file's bytes are decoded like Python's utf-8-sig or a WHATWG TextDecoder: a leading "
-        "byte-order mark is dropped (a decoding mistake, so the decoding control of the format's property blames "
-        "files.invalid-utf8 too)", also=("files.invalid-utf8",), variant="byte-order-mark")
+@breaks(
+    "files.render-format",
+    "a file's bytes are decoded like Python's utf-8-sig or a WHATWG TextDecoder: a leading "
+    "byte-order mark is dropped (a decoding mistake, so the decoding control of the format's property blames "
+    "files.invalid-utf8 too)",
+    also=("files.invalid-utf8",),
+    variant="byte-order-mark",
+)
 class FileBomDropped(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def decode_content(self, data):
@@ -84,16 +95,22 @@ class DisplayPathNfc(ReferenceAdapter):
             return super().file_block(nfc(path), content)
 
 
-@breaks("question.trim", "the question is \"cleaned\" with NFKC (full-width letters, ligatures and superscripts "
-        "folded) before it is trimmed", variant="nfkc")
+@breaks(
+    "question.trim",
+    'the question is "cleaned" with NFKC (full-width letters, ligatures and superscripts folded) before it is trimmed',
+    variant="nfkc",
+)
 class QuestionNfkc(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def render_question(self, question):
             return super().render_question(nfkc(question))
 
 
-@breaks("flatten.tool-result", "tool output is read back through universal newlines: CRLF and lone CR become LF",
-        variant="universal-newlines")
+@breaks(
+    "flatten.tool-result",
+    "tool output is read back through universal newlines: CRLF and lone CR become LF",
+    variant="universal-newlines",
+)
 class ToolResultNewlines(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def render_tool_result(self, message):
@@ -109,8 +126,11 @@ class AdvisorNoteNfc(ReferenceAdapter):
             return super().render_tool_result(message)
 
 
-@breaks("flatten.plain-messages-kept", "plain messages pass a printable-only sanitiser: NUL, ESC, BEL and DEL dropped",
-        variant="controls-dropped")
+@breaks(
+    "flatten.plain-messages-kept",
+    "plain messages pass a printable-only sanitiser: NUL, ESC, BEL and DEL dropped",
+    variant="controls-dropped",
+)
 class PlainMessagesSanitised(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def flatten_message(self, message):
@@ -120,8 +140,11 @@ class PlainMessagesSanitised(ReferenceAdapter):
             return rendered
 
 
-@breaks("flatten.assistant-with-calls", "an assistant's text before its calls is normalised to NFD (as a macOS "
-        "file-name round trip does)", variant="nfd")
+@breaks(
+    "flatten.assistant-with-calls",
+    "an assistant's text before its calls is normalised to NFD (as a macOS file-name round trip does)",
+    variant="nfd",
+)
 class AssistantTextNfd(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def flatten_message(self, message):
@@ -130,8 +153,12 @@ class AssistantTextNfd(ReferenceAdapter):
             return super().flatten_message(message)
 
 
-@breaks("inflight.block-layout", "the in-flight text is split with splitlines() and joined with LF, which also turns "
-        "CR, NEL, U+2028, U+2029, VT and FF into LF", variant="splitlines")
+@breaks(
+    "inflight.block-layout",
+    "the in-flight text is split with splitlines() and joined with LF, which also turns "
+    "CR, NEL, U+2028, U+2029, VT and FF into LF",
+    variant="splitlines",
+)
 class InFlightSplitlines(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def render_in_flight(self, text):
@@ -148,8 +175,11 @@ def _normalised(value, normalise):
     return value
 
 
-@breaks("flatten.args-json", "tool-call arguments are normalised to NFC, keys and strings, before they are encoded",
-        variant="nfc")
+@breaks(
+    "flatten.args-json",
+    "tool-call arguments are normalised to NFC, keys and strings, before they are encoded",
+    variant="nfc",
+)
 class ArgumentsNfc(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def cap_arguments(self, arguments):
@@ -166,8 +196,12 @@ def _utf16_sorted(value):
     return value
 
 
-@breaks("flatten.args-json-origin-encoding", "object keys are sorted by their UTF-16 code units (JavaScript's "
-        "default sort, Java's String.compareTo), not their UTF-8 bytes", variant="utf16-key-order")
+@breaks(
+    "flatten.args-json-origin-encoding",
+    "object keys are sorted by their UTF-16 code units (JavaScript's "
+    "default sort, Java's String.compareTo), not their UTF-8 bytes",
+    variant="utf16-key-order",
+)
 class KeysSortedByUtf16(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def encode_arguments(self, arguments):
@@ -205,21 +239,34 @@ class _TextModeReads(AdvisorHandler):
         return out
 
 
-@breaks("workspace.capped-reader", "files are read in text mode (Python's open() default, universal newlines): CRLF "
-        "and lone CR become LF", variant="text-mode", modules=RUNTIME)
+@breaks(
+    "workspace.capped-reader",
+    "files are read in text mode (Python's open() default, universal newlines): CRLF and lone CR become LF",
+    variant="text-mode",
+    modules=RUNTIME,
+)
 class FilesReadInTextMode(ReferenceAdapter):
     runtime_class = _runtime_with(_TextModeReads)
 
 
 class _BomStrippingReads(AdvisorHandler):
     def load(self, paths):
-        return [LoadedFile(file.path, file.data.removeprefix(b"\xef\xbb\xbf"),
-                           file.size - (3 if file.data.startswith(b"\xef\xbb\xbf") else 0))
-                for file in super().load(paths)]
+        return [
+            LoadedFile(
+                file.path,
+                file.data.removeprefix(b"\xef\xbb\xbf"),
+                file.size - (3 if file.data.startswith(b"\xef\xbb\xbf") else 0),
+            )
+            for file in super().load(paths)
+        ]
 
 
-@breaks("workspace.capped-reader", "files are opened with encoding utf-8-sig: a leading byte-order mark is dropped",
-        variant="utf-8-sig", modules=RUNTIME)
+@breaks(
+    "workspace.capped-reader",
+    "files are opened with encoding utf-8-sig: a leading byte-order mark is dropped",
+    variant="utf-8-sig",
+    modules=RUNTIME,
+)
 class FilesReadAsUtf8Sig(ReferenceAdapter):
     runtime_class = _runtime_with(_BomStrippingReads)
 
@@ -229,8 +276,12 @@ class _NfcDisplayPaths(AdvisorHandler):
         return [LoadedFile(nfc(file.path), file.data, file.size) for file in super().load(paths)]
 
 
-@breaks("workspace.display-path", "display paths are normalised to NFC (as a macOS file system reports names)",
-        variant="nfc", modules=RUNTIME)
+@breaks(
+    "workspace.display-path",
+    "display paths are normalised to NFC (as a macOS file system reports names)",
+    variant="nfc",
+    modules=RUNTIME,
+)
 class DisplayPathsNfc(ReferenceAdapter):
     runtime_class = _runtime_with(_NfcDisplayPaths)
 
@@ -241,8 +292,12 @@ class _NfkcToolInput(AdvisorHandler):
         return ToolInput(question=nfkc(decoded.question), files=decoded.files)
 
 
-@breaks("handler.provider-request", "the tool call's input is \"cleaned\" with NFKC when it is decoded, so the "
-        "question reaches the request folded", variant="nfkc-tool-input", modules=RUNTIME)
+@breaks(
+    "handler.provider-request",
+    'the tool call\'s input is "cleaned" with NFKC when it is decoded, so the question reaches the request folded',
+    variant="nfkc-tool-input",
+    modules=RUNTIME,
+)
 class ToolInputNfkc(ReferenceAdapter):
     runtime_class = _runtime_with(_NfkcToolInput)
 
@@ -252,8 +307,12 @@ class _InvisiblesDropped(AdvisorHandler):
         return without_invisibles(super().note(answer))
 
 
-@breaks("handler.note-trimmed", "the note passes a sanitiser of invisible characters: zero-width joiners and "
-        "variation selectors dropped", variant="invisibles-dropped", modules=RUNTIME)
+@breaks(
+    "handler.note-trimmed",
+    "the note passes a sanitiser of invisible characters: zero-width joiners and variation selectors dropped",
+    variant="invisibles-dropped",
+    modules=RUNTIME,
+)
 class NoteWithoutInvisibles(ReferenceAdapter):
     runtime_class = _runtime_with(_InvisiblesDropped)
 
@@ -265,31 +324,43 @@ def _each_text(change):
     return lambda messages: [RenderedMessage(message.role, change(message.content)) for message in messages]
 
 
-@breaks("wire.anthropic-messages", "message texts are normalised to NFC as the Anthropic body is built",
-        variant="nfc")
+@breaks("wire.anthropic-messages", "message texts are normalised to NFC as the Anthropic body is built", variant="nfc")
 class AnthropicMessagesNfc(wire_variant(preprocessed(WIRES["anthropic"], _each_text(nfc)))):
     pass
 
 
 def _system_js_trimmed(messages):
-    return [RenderedMessage(message.role, js_trim(message.content)) if message.role == "system" else message
-            for message in messages]
+    return [
+        RenderedMessage(message.role, js_trim(message.content)) if message.role == "system" else message
+        for message in messages
+    ]
 
 
-@breaks("wire.anthropic-system-blocks", "system texts are trimmed with JavaScript's trim(), which removes a leading "
-        "byte-order mark (and padding the origin keeps)", variant="js-trim")
+@breaks(
+    "wire.anthropic-system-blocks",
+    "system texts are trimmed with JavaScript's trim(), which removes a leading "
+    "byte-order mark (and padding the origin keeps)",
+    variant="js-trim",
+)
 class AnthropicSystemJsTrimmed(wire_variant(preprocessed(WIRES["anthropic"], _system_js_trimmed))):
     pass
 
 
-@breaks("wire.codex-instructions", "the Codex input items' texts go through universal newlines",
-        variant="universal-newlines")
+@breaks(
+    "wire.codex-instructions",
+    "the Codex input items' texts go through universal newlines",
+    variant="universal-newlines",
+)
 class CodexItemsNewlines(wire_variant(preprocessed(WIRES["codex"], _each_text(universal_newlines)))):
     pass
 
 
-@breaks("handler.provider-request", "the OpenAI chat body's message texts are normalised to NFC",
-        variant="nfc-openai-body", modules=RUNTIME)
+@breaks(
+    "handler.provider-request",
+    "the OpenAI chat body's message texts are normalised to NFC",
+    variant="nfc-openai-body",
+    modules=RUNTIME,
+)
 class OpenAIBodyNfc(wire_variant(preprocessed(WIRES["openai"], _each_text(nfc)))):
     pass
 
@@ -321,13 +392,22 @@ def _deltas_changed(kinds, change):
     return Provider
 
 
-@breaks("streaming.anthropic-events", "each text delta's line ends are normalised as it arrives, so a CR at the end "
-        "of one delta and the LF opening the next become two newlines", variant="per-delta-newlines", modules=RUNTIME)
+@breaks(
+    "streaming.anthropic-events",
+    "each text delta's line ends are normalised as it arrives, so a CR at the end "
+    "of one delta and the LF opening the next become two newlines",
+    variant="per-delta-newlines",
+    modules=RUNTIME,
+)
 class AnthropicDeltasNewlines(ReferenceAdapter):
     http_provider_class = _deltas_changed({"anthropic"}, universal_newlines)
 
 
-@breaks("streaming.openai-chunks", "each chat and Responses text delta is normalised to NFC as it arrives",
-        variant="per-delta-nfc", modules=RUNTIME)
+@breaks(
+    "streaming.openai-chunks",
+    "each chat and Responses text delta is normalised to NFC as it arrives",
+    variant="per-delta-nfc",
+    modules=RUNTIME,
+)
 class ChatDeltasNfc(ReferenceAdapter):
     http_provider_class = _deltas_changed({"openai", "codex"}, nfc)

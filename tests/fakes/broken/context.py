@@ -15,22 +15,29 @@ from . import breaks
 # -- dedupe ----------------------------------------------------------------------------------------------
 
 
-@breaks("dedupe.full-read-match", "paths are matched by suffix (to allow absolute paths in read results), so a full "
-                                  "read of pkg/cmd/main.go dedupes cmd/main.go")
+@breaks(
+    "dedupe.full-read-match",
+    "paths are matched by suffix (to allow absolute paths in read results), so a full "
+    "read of pkg/cmd/main.go dedupes cmd/main.go",
+)
 class DedupeBySuffix(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def dedupe(self, files, snapshot):
             hashes = self.full_read_hashes(snapshot)
             flags = []
             for file in files:
-                matches = [digest for path, digest in hashes.items()
-                           if path == file.path or path.endswith("/" + file.path)]
+                matches = [
+                    digest for path, digest in hashes.items() if path == file.path or path.endswith("/" + file.path)
+                ]
                 flags.append(bool(matches) and self.may_dedupe(file) and self.hash_file(file.data) == matches[-1])
             return flags
 
 
-@breaks("dedupe.most-recent-full-read", "every full read counts (a set of path and hash pairs), so an older matching "
-                                        "read dedupes a file that a newer read contradicts")
+@breaks(
+    "dedupe.most-recent-full-read",
+    "every full read counts (a set of path and hash pairs), so an older matching "
+    "read dedupes a file that a newer read contradicts",
+)
 class AnyFullReadCounts(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def dedupe(self, files, snapshot):
@@ -45,8 +52,10 @@ class OverCapDeduped(ReferenceAdapter):
             return True
 
 
-@breaks("dedupe.read-result-shape", "the tool name is not checked: any tool result whose content parses as a read "
-                                    "object counts as a read")
+@breaks(
+    "dedupe.read-result-shape",
+    "the tool name is not checked: any tool result whose content parses as a read object counts as a read",
+)
 class AnyToolIsARead(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def dedupe(self, files, snapshot):
@@ -54,8 +63,11 @@ class AnyToolIsARead(ReferenceAdapter):
             return super().dedupe(files, as_reads)
 
 
-@breaks("dedupe.undecodable-never-full", "line numbers are read with int(), so \"1\" and 1.5 are taken as line 1 and "
-                                         "a result the origin cannot decode counts as a full read")
+@breaks(
+    "dedupe.undecodable-never-full",
+    'line numbers are read with int(), so "1" and 1.5 are taken as line 1 and '
+    "a result the origin cannot decode counts as a full read",
+)
 class LineNumbersCoerced(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def full_read(self, message):
@@ -104,8 +116,10 @@ class TrailingAssistantRunRemoved(ReferenceAdapter):
             return transcript, text
 
 
-@breaks("inflight.empty-dropped", "the emptiness check looks at the untrimmed content, so a blank text gets a label "
-                                  "with nothing under it")
+@breaks(
+    "inflight.empty-dropped",
+    "the emptiness check looks at the untrimmed content, so a blank text gets a label with nothing under it",
+)
 class BlankInFlightLabelled(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def split_in_flight(self, snapshot):
@@ -122,8 +136,10 @@ class InFlightAfterQuestion(ReferenceAdapter):
             return "".join([*file_blocks, question_block, in_flight_block, self.strings.guidance_request])
 
 
-@breaks("inflight.block-layout", "the block trims the text again with Python's str.strip(), which also strips "
-                                 "U+001C..U+001F that Go keeps")
+@breaks(
+    "inflight.block-layout",
+    "the block trims the text again with Python's str.strip(), which also strips U+001C..U+001F that Go keeps",
+)
 class InFlightStrippedByPython(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def render_in_flight(self, text):
@@ -132,8 +148,10 @@ class InFlightStrippedByPython(ReferenceAdapter):
             return f"{self.strings.inflight_label}\n{text.strip()}\n\n"
 
 
-@breaks("inflight.other-role-stays", "a trailing tool result is taken out of the transcript too, as if it ended the "
-                                     "in-flight turn")
+@breaks(
+    "inflight.other-role-stays",
+    "a trailing tool result is taken out of the transcript too, as if it ended the in-flight turn",
+)
 class TrailingToolResultRemoved(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def split_in_flight(self, snapshot):

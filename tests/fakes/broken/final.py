@@ -28,8 +28,11 @@ class MarkerCountsBytesRead(ReferenceAdapter):
             return CappedContent(capped.kept, elision_marker(len(file.data))) if capped.marker else capped
 
 
-@breaks("files.render-format", "files are gathered in a dict keyed by path, so a repeated path is rendered once, "
-                               "at its first place with its last content")
+@breaks(
+    "files.render-format",
+    "files are gathered in a dict keyed by path, so a repeated path is rendered once, "
+    "at its first place with its last content",
+)
 class FilesKeyedByPath(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def render_files(self, files, snapshot):
@@ -42,8 +45,10 @@ class FilesKeyedByPath(ReferenceAdapter):
 # -- question --------------------------------------------------------------------------------------------
 
 
-@breaks("question.omitted-when-empty", "the emptiness check comes before trimming, so a blank question leaves a blank "
-                                       "line behind")
+@breaks(
+    "question.omitted-when-empty",
+    "the emptiness check comes before trimming, so a blank question leaves a blank line behind",
+)
 class BlankQuestionLeavesBlankLine(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def render_question(self, question):

@@ -25,7 +25,9 @@ from advisor_reference.adapter import ReferenceAdapter
 from . import breaks
 
 
-@breaks("budget.shared-counter", "each handler (a new one every turn) gets a fresh counter, so the cap resets every turn")
+@breaks(
+    "budget.shared-counter", "each handler (a new one every turn) gets a fresh counter, so the cap resets every turn"
+)
 class BudgetPerHandler(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         def new_handler(self, agent_id=None):
@@ -113,8 +115,11 @@ class StrictToolInput(ReferenceAdapter):
                 return super().decode(raw_input)
 
 
-@breaks("tool.wrong-type-error", "files items are coerced with str() instead of checked, so [7] or [null] becomes a "
-                                 "path and fails later as a file_error, not invalid_input")
+@breaks(
+    "tool.wrong-type-error",
+    "files items are coerced with str() instead of checked, so [7] or [null] becomes a "
+    "path and fails later as a file_error, not invalid_input",
+)
 class FileItemsCoerced(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):
@@ -137,8 +142,10 @@ class _SpeltBlockedPolicy(PathPolicy):
         return any(judged == blocked or judged.startswith(blocked.rstrip("/") + "/") for blocked in self.blocked)
 
 
-@breaks("workspace.path-policy", "blocked paths are matched against the path as spelt, so ./secrets/token.txt "
-                                 "slips past a block on secrets")
+@breaks(
+    "workspace.path-policy",
+    "blocked paths are matched against the path as spelt, so ./secrets/token.txt slips past a block on secrets",
+)
 class BlockedPathAsSpelt(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         policy_class = _SpeltBlockedPolicy
@@ -153,12 +160,16 @@ class _LexicalBlockedPolicy(PathPolicy):
 
     def is_blocked(self, raw, real):
         lexical = os.path.normpath(os.path.join(self.work_dir, raw))
-        return any(_lexically_inside(lexical, os.path.normpath(os.path.join(self.work_dir, blocked)))
-                   for blocked in self.blocked)
+        return any(
+            _lexically_inside(lexical, os.path.normpath(os.path.join(self.work_dir, blocked)))
+            for blocked in self.blocked
+        )
 
 
-@breaks("workspace.symlinks", "the blocked-path check is lexical (normpath, no realpath), so a link into a blocked "
-                              "directory is read")
+@breaks(
+    "workspace.symlinks",
+    "the blocked-path check is lexical (normpath, no realpath), so a link into a blocked directory is read",
+)
 class BlockedCheckIgnoresLinks(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         policy_class = _LexicalBlockedPolicy
@@ -168,18 +179,25 @@ class _LexicalConfinementPolicy(PathPolicy):
     """Confinement compares the normalised path lexically, without following links."""
 
     def is_outside(self, raw, real):
-        return not _lexically_inside(os.path.normpath(os.path.join(self.work_dir, raw)), os.path.normpath(self.work_dir))
+        return not _lexically_inside(
+            os.path.normpath(os.path.join(self.work_dir, raw)), os.path.normpath(self.work_dir)
+        )
 
 
-@breaks("workspace.confinement", "confinement checks the normalised path lexically, so a link that leads out of the "
-                                 "working directory is read")
+@breaks(
+    "workspace.confinement",
+    "confinement checks the normalised path lexically, so a link that leads out of the working directory is read",
+)
 class ConfinementIgnoresLinks(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         policy_class = _LexicalConfinementPolicy
 
 
-@breaks("workspace.capped-reader", "the true size is taken from the bytes read, not from stat, so a file cut at the "
-                                   "cap looks exactly 32768 bytes long and gets no marker")
+@breaks(
+    "workspace.capped-reader",
+    "the true size is taken from the bytes read, not from stat, so a file cut at the "
+    "cap looks exactly 32768 bytes long and gets no marker",
+)
 class SizeFromBytesRead(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class policy_class(PathPolicy):
@@ -188,8 +206,10 @@ class SizeFromBytesRead(ReferenceAdapter):
                 return data, len(data)
 
 
-@breaks("workspace.display-path", "the file is shown by the path as the caller gave it, unnormalised, and an "
-                                  "absolute path as the host path")
+@breaks(
+    "workspace.display-path",
+    "the file is shown by the path as the caller gave it, unnormalised, and an absolute path as the host path",
+)
 class DisplayPathAsGiven(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class policy_class(PathPolicy):
@@ -197,8 +217,11 @@ class DisplayPathAsGiven(ReferenceAdapter):
                 return raw
 
 
-@breaks("workspace.special-files", "the file is opened non-blocking and read without a file-type check, so a FIFO "
-                                   "reads as empty and a directory fails only when it is read")
+@breaks(
+    "workspace.special-files",
+    "the file is opened non-blocking and read without a file-type check, so a FIFO "
+    "reads as empty and a directory fails only when it is read",
+)
 class NoFileTypeCheck(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class policy_class(PathPolicy):
@@ -206,8 +229,11 @@ class NoFileTypeCheck(ReferenceAdapter):
                 pass
 
 
-@breaks("workspace.pseudo-files", "only special files are refused: /proc/self/environ is a regular file, so the "
-                                  "process's environment is read and sent")
+@breaks(
+    "workspace.pseudo-files",
+    "only special files are refused: /proc/self/environ is a regular file, so the "
+    "process's environment is read and sent",
+)
 class PseudoFilesRead(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class policy_class(PathPolicy):
@@ -215,8 +241,7 @@ class PseudoFilesRead(ReferenceAdapter):
                 return False
 
 
-@breaks("workspace.error-paths", "file errors name the file by its normalised display path, not as the caller gave "
-                                 "it")
+@breaks("workspace.error-paths", "file errors name the file by its normalised display path, not as the caller gave it")
 class FileErrorsNamedByDisplayPath(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class policy_class(PathPolicy):
@@ -242,8 +267,10 @@ class MissingFileSkipped(ReferenceAdapter):
 # -- handler --------------------------------------------------------------------------------------------------------
 
 
-@breaks("handler.one-request", "the handler keeps the snapshot of its first call, so a later call in the same turn "
-                               "sends a stale conversation")
+@breaks(
+    "handler.one-request",
+    "the handler keeps the snapshot of its first call, so a later call in the same turn sends a stale conversation",
+)
 class SnapshotTakenOncePerTurn(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):
@@ -255,16 +282,19 @@ class SnapshotTakenOncePerTurn(ReferenceAdapter):
                 return super().handle(raw_input, self.first_snapshot if snapshot is not None else None)
 
 
-@breaks("handler.file-count-first", "the files are loaded first and the loaded ones counted, so a bad file among nine "
-                                    "fails as a file_error")
+@breaks(
+    "handler.file-count-first",
+    "the files are loaded first and the loaded ones counted, so a bad file among nine fails as a file_error",
+)
 class FilesCountedAfterLoading(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):
             def validate(self, raw_input, snapshot):
                 tool_input = self.decode(raw_input)
                 if snapshot is None:
-                    raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
-                                            code="missing_snapshot")
+                    raise AdvisorInputError(
+                        "the live conversation snapshot is missing", at="snapshot", code="missing_snapshot"
+                    )
                 files = self.load(tool_input.files) if tool_input.files else []
                 self.runtime.builder.check_file_count(len(files), at="input.files")
                 return tool_input, files
@@ -272,20 +302,26 @@ class FilesCountedAfterLoading(ReferenceAdapter):
 
 # (Checking the file count before the types is not broken: both are the call's arguments, and no sentence orders
 # them; clar. §4 asks only that the count comes before any file is read.)
-@breaks("handler.step-order", "the snapshot is checked before the arguments are decoded, so a wrongly typed question "
-                              "with no snapshot gives missing_snapshot")
+@breaks(
+    "handler.step-order",
+    "the snapshot is checked before the arguments are decoded, so a wrongly typed question "
+    "with no snapshot gives missing_snapshot",
+)
 class SnapshotBeforeTypes(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):
             def validate(self, raw_input, snapshot):
                 if snapshot is None:
-                    raise AdvisorInputError("the live conversation snapshot is missing", at="snapshot",
-                                            code="missing_snapshot")
+                    raise AdvisorInputError(
+                        "the live conversation snapshot is missing", at="snapshot", code="missing_snapshot"
+                    )
                 return super().validate(raw_input, snapshot)
 
 
-@breaks("handler.provider-request", "max_tokens is not passed on: the request carries the default 4096 whatever is "
-                                    "configured")
+@breaks(
+    "handler.provider-request",
+    "max_tokens is not passed on: the request carries the default 4096 whatever is configured",
+)
 class DefaultMaxTokens(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):
@@ -307,8 +343,10 @@ class RateLimitRefundsUse(ReferenceAdapter):
                     raise
 
 
-@breaks("handler.note-trimmed", "the answer is trimmed with Python's str.strip, which also strips U+001C..U+001F "
-                                "that Go's TrimSpace keeps")
+@breaks(
+    "handler.note-trimmed",
+    "the answer is trimmed with Python's str.strip, which also strips U+001C..U+001F that Go's TrimSpace keeps",
+)
 class NoteTrimmedByPythonStrip(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):
@@ -319,8 +357,11 @@ class NoteTrimmedByPythonStrip(ReferenceAdapter):
                 return note
 
 
-@breaks("handler.token-limit-note", "the token limit is recognised by Anthropic's stop reason max_tokens, not the "
-                                    "neutral finish reason length, so the note is never added")
+@breaks(
+    "handler.token-limit-note",
+    "the token limit is recognised by Anthropic's stop reason max_tokens, not the "
+    "neutral finish reason length, so the note is never added",
+)
 class TokenLimitByStopReason(ReferenceAdapter):
     class runtime_class(AdvisorRuntime):
         class handler_class(AdvisorHandler):

@@ -40,8 +40,9 @@ class MarkerOffByOne(ReferenceAdapter):
 class ThresholdInclusive(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def elide_argument_string(self, text):
-            if len(text.encode("utf-8", "surrogatepass")) == 1000 and text.encode("utf-8", "ignore") == \
-                    text.encode("utf-8", "surrogatepass"):  # exactly 1000 bytes of valid UTF-8
+            if len(text.encode("utf-8", "surrogatepass")) == 1000 and text.encode("utf-8", "ignore") == text.encode(
+                "utf-8", "surrogatepass"
+            ):  # exactly 1000 bytes of valid UTF-8
                 return text + elision_marker(1000)
             return super().elide_argument_string(text)
 
@@ -56,7 +57,10 @@ class CutByCharacters(ReferenceAdapter):
             return text[:1000] + f"\u2026[elided, {size} bytes total]"
 
 
-@breaks("inflight.assistant-removed", "the in-flight message is labelled in the final message but also left in the transcript")
+@breaks(
+    "inflight.assistant-removed",
+    "the in-flight message is labelled in the final message but also left in the transcript",
+)
 class InFlightLeftInTranscript(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def split_in_flight(self, snapshot):
@@ -153,15 +157,23 @@ class _DeclaresOneRendersAnother(ReferenceAdapter):
 # -- transcript ------------------------------------------------------------------------------------------
 
 
-@breaks("transcript.roles", "an OpenAI-style null content (an assistant message with only tool calls) is rejected "
-                            "as a wrong type instead of read as empty text")
+@breaks(
+    "transcript.roles",
+    "an OpenAI-style null content (an assistant message with only tool calls) is rejected "
+    "as a wrong type instead of read as empty text",
+)
 class NullContentRejected(ReferenceAdapter):
     def shape(self, params):
         transcript = params.get("transcript") if isinstance(params, Mapping) else None
         for index, message in enumerate(transcript if isinstance(transcript, list) else []):
             if isinstance(message, Mapping) and "content" in message and message["content"] is None:
-                return {"error": {"code": "invalid_input", "message": "must be a string, got null",
-                                  "at": f"transcript[{index}].content"}}
+                return {
+                    "error": {
+                        "code": "invalid_input",
+                        "message": "must be a string, got null",
+                        "at": f"transcript[{index}].content",
+                    }
+                }
         return super().shape(params)
 
 
@@ -169,9 +181,15 @@ class NullContentRejected(ReferenceAdapter):
 class UnknownRolesSkipped(ReferenceAdapter):
     def shape(self, params):
         if isinstance(params, Mapping) and isinstance(params.get("transcript"), list):
-            kept = [message for message in params["transcript"]
-                    if not (isinstance(message, Mapping) and isinstance(message.get("role"), str)
-                            and message["role"] not in ("system", "user", "assistant", "tool"))]
+            kept = [
+                message
+                for message in params["transcript"]
+                if not (
+                    isinstance(message, Mapping)
+                    and isinstance(message.get("role"), str)
+                    and message["role"] not in ("system", "user", "assistant", "tool")
+                )
+            ]
             params = {**params, "transcript": kept}
         return super().shape(params)
 
@@ -179,19 +197,28 @@ class UnknownRolesSkipped(ReferenceAdapter):
 # -- request ---------------------------------------------------------------------------------------------
 
 
-@breaks("request.message-sequence", "the snapshot's system messages are moved up to follow the advisor system prompt "
-                                    "(as some providers want all system text first), reordering the snapshot")
+@breaks(
+    "request.message-sequence",
+    "the snapshot's system messages are moved up to follow the advisor system prompt "
+    "(as some providers want all system text first), reordering the snapshot",
+)
 class SnapshotSystemMessagesHoisted(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def build(self, snapshot, question="", files=()):
             messages = super().build(snapshot, question, files)
             body = messages[1:-1]
-            return [messages[0], *(m for m in body if m.role == "system"), *(m for m in body if m.role != "system"),
-                    messages[-1]]
+            return [
+                messages[0],
+                *(m for m in body if m.role == "system"),
+                *(m for m in body if m.role != "system"),
+                messages[-1],
+            ]
 
 
-@breaks("request.system-prompt", "the system prompt is rendered with a trailing newline (read from a template file) "
-                                 "that the declared string lacks")
+@breaks(
+    "request.system-prompt",
+    "the system prompt is rendered with a trailing newline (read from a template file) that the declared string lacks",
+)
 class SystemPromptTrailingNewline(_DeclaresOneRendersAnother):
     rendered = {"system_prompt": lambda text: text + "\n"}
 
@@ -211,21 +238,31 @@ class ToolCallsKeptBesideText(ReferenceAdapter):
             rendered = super().flatten_message(message)
             if message.role != "assistant" or not message.tool_calls:
                 return rendered
-            calls = tuple({"id": call.id, "type": "function",
-                           "function": {"name": call.name, "arguments": json.dumps(call.arguments)}}
-                          for call in message.tool_calls)
+            calls = tuple(
+                {
+                    "id": call.id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.arguments)},
+                }
+                for call in message.tool_calls
+            )
             return _WithToolCalls(rendered.role, rendered.content, calls)
 
 
-@breaks("request.guidance-request", "the request for guidance is rendered with a trailing newline that the declared "
-                                    "string lacks")
+@breaks(
+    "request.guidance-request",
+    "the request for guidance is rendered with a trailing newline that the declared string lacks",
+)
 class GuidanceTrailingNewline(_DeclaresOneRendersAnother):
     rendered = {"guidance_request": lambda text: text + "\n"}
 
 
-@breaks("request.prefix-stable-across-calls", "the system prompt names the attached files, so a call with other files "
-                                              "changes the first message (which is then not the declared prompt)",
-        also=("request.system-prompt",))
+@breaks(
+    "request.prefix-stable-across-calls",
+    "the system prompt names the attached files, so a call with other files "
+    "changes the first message (which is then not the declared prompt)",
+    also=("request.system-prompt",),
+)
 class SystemPromptNamesFiles(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def build(self, snapshot, question="", files=()):
@@ -236,8 +273,11 @@ class SystemPromptNamesFiles(ReferenceAdapter):
             return messages
 
 
-@breaks("request.prefix-stable-on-append", "only the three latest tool results keep their content; older ones are "
-                                           "cleared, so a result's rendering changes as the conversation grows")
+@breaks(
+    "request.prefix-stable-on-append",
+    "only the three latest tool results keep their content; older ones are "
+    "cleared, so a result's rendering changes as the conversation grows",
+)
 class OldToolResultsCleared(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def build(self, snapshot, question="", files=()):
@@ -246,17 +286,22 @@ class OldToolResultsCleared(ReferenceAdapter):
             tools = [index for index, message in enumerate(transcript) if message.role == "tool"]
             old = set(tools[: max(0, len(tools) - 3)])
             messages = [RenderedMessage("system", self.strings.system_prompt)]
-            messages.extend(self.flatten_message(replace(m, content="(older result cleared)") if i in old else m)
-                            for i, m in enumerate(transcript))
-            final = self.final_message(self.render_in_flight(in_flight), self.render_files(files, snapshot),
-                                       self.render_question(question))
+            messages.extend(
+                self.flatten_message(replace(m, content="(older result cleared)") if i in old else m)
+                for i, m in enumerate(transcript)
+            )
+            final = self.final_message(
+                self.render_in_flight(in_flight), self.render_files(files, snapshot), self.render_question(question)
+            )
             return [*messages, RenderedMessage("user", final)]
 
 
 # -- flatten ---------------------------------------------------------------------------------------------
 
 
-@breaks("flatten.tool-call-line", "the tool-call line mirrors the tool-result prefix: `[tool_call: <name>] <args-json>`")
+@breaks(
+    "flatten.tool-call-line", "the tool-call line mirrors the tool-result prefix: `[tool_call: <name>] <args-json>`"
+)
 class ToolCallBracketAfterName(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def render_tool_call(self, call):
@@ -273,21 +318,23 @@ class BlankLineBeforeCalls(ReferenceAdapter):
             return super().flatten_message(message)
 
 
-@breaks("flatten.call-ids-hidden", "when a message makes several calls, each line carries its call id (so parallel "
-                                   "results can be told apart)")
+@breaks(
+    "flatten.call-ids-hidden",
+    "when a message makes several calls, each line carries its call id (so parallel results can be told apart)",
+)
 class ParallelCallIdsShown(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def flatten_message(self, message):
             rendered = super().flatten_message(message)
             if message.role == "assistant" and len(message.tool_calls) > 1:
                 lines = rendered.content.split("\n")
-                calls = lines[len(lines) - len(message.tool_calls):]
+                calls = lines[len(lines) - len(message.tool_calls) :]
                 tagged = [f"{line[:-1]} id={call.id}]" for line, call in zip(calls, message.tool_calls, strict=False)]
-                return RenderedMessage("assistant", "\n".join([*lines[:len(lines) - len(calls)], *tagged]))
+                return RenderedMessage("assistant", "\n".join([*lines[: len(lines) - len(calls)], *tagged]))
             return rendered
 
 
-_JSON_ESCAPE = re.compile(r'\\(u[0-9a-fA-F]{4}|.)')
+_JSON_ESCAPE = re.compile(r"\\(u[0-9a-fA-F]{4}|.)")
 _RAW_CONTROL = {"b": "\b", "f": "\f", "r": "\r", "t": "\t"}
 
 
@@ -300,16 +347,22 @@ def _control_characters_raw(match):
     return match[0]
 
 
-@breaks("flatten.args-json", "a hand-rolled encoder escapes quotes, backslashes and newlines but writes other control "
-                             "characters raw, which is not valid JSON")
+@breaks(
+    "flatten.args-json",
+    "a hand-rolled encoder escapes quotes, backslashes and newlines but writes other control "
+    "characters raw, which is not valid JSON",
+)
 class ControlCharactersUnescaped(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def encode_arguments(self, arguments):
             return _JSON_ESCAPE.sub(_control_characters_raw, super().encode_arguments(arguments))
 
 
-@breaks("flatten.args-json-origin-encoding", "declares the origin encoding but uses Python's compact sorted json.dumps: "
-                                             "no HTML escapes, U+2028/U+2029 and U+FFFD raw, Python's float forms")
+@breaks(
+    "flatten.args-json-origin-encoding",
+    "declares the origin encoding but uses Python's compact sorted json.dumps: "
+    "no HTML escapes, U+2028/U+2029 and U+FFFD raw, Python's float forms",
+)
 class PythonJsonDumps(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def encode_arguments(self, arguments):
@@ -325,8 +378,10 @@ class ToolResultTrimmed(ReferenceAdapter):
             return super().render_tool_result(message)
 
 
-@breaks("flatten.empty-tool-result", "the (empty) placeholder is forgotten: an empty result is its prefix and a bare "
-                                     "newline")
+@breaks(
+    "flatten.empty-tool-result",
+    "the (empty) placeholder is forgotten: an empty result is its prefix and a bare newline",
+)
 class EmptyResultLeftBlank(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def render_tool_result(self, message):
@@ -343,19 +398,26 @@ class ToolResultsCapped(ReferenceAdapter):
             return super().flatten_message(message)
 
 
-@breaks("flatten.metadata-cleared", "a tool result's metadata is appended to its text as JSON (meant for exit codes), "
-                                    "provider metadata and all")
+@breaks(
+    "flatten.metadata-cleared",
+    "a tool result's metadata is appended to its text as JSON (meant for exit codes), provider metadata and all",
+)
 class ToolResultMetadataAppended(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def flatten_message(self, message):
             rendered = super().flatten_message(message)
             if message.role == "tool" and message.metadata:
-                return RenderedMessage(rendered.role, f"{rendered.content}\n{json.dumps(message.metadata, sort_keys=True)}")
+                return RenderedMessage(
+                    rendered.role, f"{rendered.content}\n{json.dumps(message.metadata, sort_keys=True)}"
+                )
             return rendered
 
 
-@breaks("flatten.plain-messages-kept", "call-free assistant messages are right-stripped (Anthropic rejects an assistant "
-                                       "turn ending in white space), changing their content")
+@breaks(
+    "flatten.plain-messages-kept",
+    "call-free assistant messages are right-stripped (Anthropic rejects an assistant "
+    "turn ending in white space), changing their content",
+)
 class AssistantTextRightStripped(ReferenceAdapter):
     class builder_class(RequestBuilder):
         def flatten_message(self, message):

@@ -65,7 +65,9 @@ def _reader(mistake, kinds=("anthropic", "openai", "codex")):
             def call():
                 with self.open_response(encoded, deadline) as response:
                     if response.status_code >= 400:
-                        self.raise_for_status(response.status_code, self.read_error_body(response, deadline), stream=True)
+                        self.raise_for_status(
+                            response.status_code, self.read_error_body(response, deadline), stream=True
+                        )
                     raw = b"".join(response.iter_bytes())
                     charset = response.charset_encoding if mistake == "declared-charset" else None
                     text = raw.decode(charset or "utf-8", "replace")
@@ -82,19 +84,53 @@ def _reader(mistake, kinds=("anthropic", "openai", "codex")):
 
 #: (class name, rule, variant, mistake, providers, how): one broken implementation each.
 READERS = [
-    ("ChatLinesSplitOnLf", "streaming.openai-chunks", "lf-only-lines", "lf-only", ("openai", "codex"),
-     "a hand-written reader splits lines on LF only (a lone CR ends no line)"),
-    ("AnthropicSpaceRequired", "streaming.anthropic-events", "space-required", "space-required", ("anthropic",),
-     "a hand-written reader takes `data: ` and `event: ` with their space only, so `data:{...}` is skipped"),
-    ("ChatLastDataLine", "streaming.openai-chunks", "last-data-line", "last-data-line", ("openai", "codex"),
-     "a hand-written reader keeps only the last data line of an event instead of joining them with LF"),
-    ("AnthropicStrictFields", "streaming.anthropic-events", "strict-fields", "strict-fields", ("anthropic",),
-     "a hand-written reader fails on a field it does not know (only event, data, id and retry are expected)"),
-    ("AnthropicDeclaredCharset", "streaming.anthropic-events", "declared-charset", "declared-charset", ("anthropic",),
-     "the stream's bytes are decoded by the charset the Content-Type declares (an event stream is always UTF-8)"),
+    (
+        "ChatLinesSplitOnLf",
+        "streaming.openai-chunks",
+        "lf-only-lines",
+        "lf-only",
+        ("openai", "codex"),
+        "a hand-written reader splits lines on LF only (a lone CR ends no line)",
+    ),
+    (
+        "AnthropicSpaceRequired",
+        "streaming.anthropic-events",
+        "space-required",
+        "space-required",
+        ("anthropic",),
+        "a hand-written reader takes `data: ` and `event: ` with their space only, so `data:{...}` is skipped",
+    ),
+    (
+        "ChatLastDataLine",
+        "streaming.openai-chunks",
+        "last-data-line",
+        "last-data-line",
+        ("openai", "codex"),
+        "a hand-written reader keeps only the last data line of an event instead of joining them with LF",
+    ),
+    (
+        "AnthropicStrictFields",
+        "streaming.anthropic-events",
+        "strict-fields",
+        "strict-fields",
+        ("anthropic",),
+        "a hand-written reader fails on a field it does not know (only event, data, id and retry are expected)",
+    ),
+    (
+        "AnthropicDeclaredCharset",
+        "streaming.anthropic-events",
+        "declared-charset",
+        "declared-charset",
+        ("anthropic",),
+        "the stream's bytes are decoded by the charset the Content-Type declares (an event stream is always UTF-8)",
+    ),
 ]
 
 for _name, _rule, _variant, _mistake, _kinds, _how in READERS:
     globals()[_name] = breaks(_rule, _how, variant=_variant, modules=FORMAT)(
-        type(_name, (ReferenceAdapter,), {"http_provider_class": _reader(_mistake, _kinds), "__module__": __name__,
-                                          "__qualname__": _name}))
+        type(
+            _name,
+            (ReferenceAdapter,),
+            {"http_provider_class": _reader(_mistake, _kinds), "__module__": __name__, "__qualname__": _name},
+        )
+    )

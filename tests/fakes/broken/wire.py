@@ -65,7 +65,9 @@ class CacheKeySentToAnthropic(AnthropicBodyRewrite):
             body["metadata"] = {"user_id": request.prompt_cache_key}
 
 
-@breaks("streaming.no-other-retry", "every HTTP 400 on a plain call is retried as a stream, not only stream-required ones")
+@breaks(
+    "streaming.no-other-retry", "every HTTP 400 on a plain call is retried as a stream, not only stream-required ones"
+)
 class RetryOnEvery400(ReferenceAdapter):
     class http_provider_class(HttpProvider):
         def raise_for_status(self, status, body, *, stream):
@@ -74,8 +76,11 @@ class RetryOnEvery400(ReferenceAdapter):
             super().raise_for_status(status, body, stream=stream)
 
 
-@breaks("streaming.failure-no-credentials", "errors are redacted by pattern only (Bearer values, key fields, URL user "
-                                             "info): a key the provider quotes in prose stays in the message")
+@breaks(
+    "streaming.failure-no-credentials",
+    "errors are redacted by pattern only (Bearer values, key fields, URL user "
+    "info): a key the provider quotes in prose stays in the message",
+)
 class CredentialsRedactedByPatternOnly(ReferenceAdapter):
     class http_provider_class(HttpProvider):
         def __init__(self, kind, base_url, **options):
@@ -145,8 +150,11 @@ def _underscore_affinity(body, headers, request, stream):
             headers[name.replace("-", "_")] = headers.pop(name)
 
 
-@breaks("wire.codex-affinity", "the Codex affinity headers are spelt session_id and thread_id, with underscores "
-        "(which proxies drop), instead of session-id and thread-id")
+@breaks(
+    "wire.codex-affinity",
+    "the Codex affinity headers are spelt session_id and thread_id, with underscores "
+    "(which proxies drop), instead of session-id and thread-id",
+)
 class CodexAffinityUnderscores(wire_variant(rewritten(WIRES["codex"], _underscore_affinity))):
     pass
 
@@ -156,8 +164,10 @@ def _cache_key_as_user(body, headers, request, stream):
         body["user"] = body.pop("prompt_cache_key")
 
 
-@breaks("wire.openai-cache-key", "chat completions carry the cache key in the older `user` field instead of "
-        "prompt_cache_key")
+@breaks(
+    "wire.openai-cache-key",
+    "chat completions carry the cache key in the older `user` field instead of prompt_cache_key",
+)
 class OpenAICacheKeyAsUser(wire_variant(rewritten(WIRES["openai"], _cache_key_as_user))):
     pass
 
@@ -166,8 +176,10 @@ def _no_stream_options(body, headers, request, stream):
     body.pop("stream_options", None)
 
 
-@breaks("wire.openai-stream-usage", "a streaming chat request sets stream but forgets "
-        "stream_options.include_usage, so the stream carries no usage")
+@breaks(
+    "wire.openai-stream-usage",
+    "a streaming chat request sets stream but forgets stream_options.include_usage, so the stream carries no usage",
+)
 class OpenAIStreamWithoutUsage(wire_variant(rewritten(WIRES["openai"], _no_stream_options))):
     pass
 
@@ -178,8 +190,10 @@ def _merge_system(messages):
     return ([RenderedMessage("system", "\n\n".join(system))] if system else []) + rest
 
 
-@breaks("wire.anthropic-system-blocks", "all system messages are merged into one system text block, joined by "
-        "blank lines, instead of one block each")
+@breaks(
+    "wire.anthropic-system-blocks",
+    "all system messages are merged into one system text block, joined by blank lines, instead of one block each",
+)
 class AnthropicSystemMerged(wire_variant(preprocessed(WIRES["anthropic"], _merge_system))):
     pass
 
@@ -188,8 +202,10 @@ def _trim_messages(messages):
     return [m if m.role == "system" else RenderedMessage(m.role, trim_space(m.content)) for m in messages]
 
 
-@breaks("wire.anthropic-messages", "the text of every message is trimmed, and messages blank after trimming are "
-        "left out like blank system messages")
+@breaks(
+    "wire.anthropic-messages",
+    "the text of every message is trimmed, and messages blank after trimming are left out like blank system messages",
+)
 class AnthropicMessagesTrimmed(wire_variant(preprocessed(WIRES["anthropic"], _trim_messages))):
     pass
 
@@ -217,16 +233,21 @@ def _keep_empty_user_messages(body, headers, request, stream):
     system = body.get("system", [])
     for block in system:
         block.pop("cache_control", None)
-    body["messages"] = [{"role": m.role, "content": [{"type": "text", "text": m.content}]} for m in request.messages
-                        if m.role != "system" and not (m.role == "assistant" and m.content == "")]
+    body["messages"] = [
+        {"role": m.role, "content": [{"type": "text", "text": m.content}]}
+        for m in request.messages
+        if m.role != "system" and not (m.role == "assistant" and m.content == "")
+    ]
     if request.advisor_cache_profile:
         reference_wire.assign_advisor_breakpoints(system, body["messages"])
     else:
         reference_wire.assign_default_breakpoints(system, body["messages"])
 
 
-@breaks("wire.anthropic-nonempty", "only empty assistant messages are left out: an empty user message is sent as "
-        "an empty text block")
+@breaks(
+    "wire.anthropic-nonempty",
+    "only empty assistant messages are left out: an empty user message is sent as an empty text block",
+)
 class AnthropicEmptyUserBlocks(wire_variant(rewritten(WIRES["anthropic"], _keep_empty_user_messages))):
     pass
 
@@ -237,8 +258,10 @@ def _unclamped_thinking(body, headers, request, stream):
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
 
 
-@breaks("wire.reasoning", "the Anthropic thinking budget comes straight from the effort table and is not kept "
-        "below max_tokens")
+@breaks(
+    "wire.reasoning",
+    "the Anthropic thinking budget comes straight from the effort table and is not kept below max_tokens",
+)
 class AnthropicThinkingOverMaxTokens(wire_variant(rewritten(WIRES["anthropic"], _unclamped_thinking))):
     pass
 
@@ -246,13 +269,17 @@ class AnthropicThinkingOverMaxTokens(wire_variant(rewritten(WIRES["anthropic"], 
 def _system_as_developer_items(body, headers, request, stream):
     body.pop("instructions", None)
     items = iter(body["input"])
-    body["input"] = [{"type": "message", "role": "developer", "content": m.content} if m.role == "system"
-                     else next(items)
-                     for m in request.messages if m.content != "" and (m.role != "system" or trim_space(m.content))]
+    body["input"] = [
+        {"type": "message", "role": "developer", "content": m.content} if m.role == "system" else next(items)
+        for m in request.messages
+        if m.content != "" and (m.role != "system" or trim_space(m.content))
+    ]
 
 
-@breaks("wire.codex-instructions", "Codex system messages are sent as developer input items in place, instead of "
-        "as the instructions")
+@breaks(
+    "wire.codex-instructions",
+    "Codex system messages are sent as developer input items in place, instead of as the instructions",
+)
 class CodexSystemAsDeveloperItems(wire_variant(rewritten(WIRES["codex"], _system_as_developer_items))):
     pass
 
@@ -261,8 +288,11 @@ def _max_tokens_on_responses(body, headers, request, stream):
     body["max_tokens"] = body.pop("max_output_tokens")
 
 
-@breaks("wire.typed-params", "the Codex body carries max_tokens, copied from chat completions, which the Responses "
-        "API does not know, instead of max_output_tokens")
+@breaks(
+    "wire.typed-params",
+    "the Codex body carries max_tokens, copied from chat completions, which the Responses "
+    "API does not know, instead of max_output_tokens",
+)
 class CodexMaxTokens(wire_variant(rewritten(WIRES["codex"], _max_tokens_on_responses))):
     pass
 
@@ -277,8 +307,11 @@ class AlwaysStreams(ReferenceAdapter):
             return self.complete_stream(request)
 
 
-@breaks("streaming.reasoning-streams", "every call starts as a plain request and streams only after a "
-        "stream-required error, so a reasoning call is first sent unstreamed")
+@breaks(
+    "streaming.reasoning-streams",
+    "every call starts as a plain request and streams only after a "
+    "stream-required error, so a reasoning call is first sent unstreamed",
+)
 class ReasoningSentPlainFirst(ReferenceAdapter):
     class http_provider_class(HttpProvider):
         def complete(self, request):
@@ -288,8 +321,10 @@ class ReasoningSentPlainFirst(ReferenceAdapter):
                 return self.complete_stream(request)
 
 
-@breaks("streaming.stream-required-detection", "the stream-required test looks for `stream` and `must` only, "
-        "missing bodies that say `required`")
+@breaks(
+    "streaming.stream-required-detection",
+    "the stream-required test looks for `stream` and `must` only, missing bodies that say `required`",
+)
 class StreamRequiredMustOnly(ReferenceAdapter):
     class http_provider_class(HttpProvider):
         def raise_for_status(self, status, body, *, stream):
@@ -313,8 +348,11 @@ def _done_at_stop_reason(stream_event):
     return feed
 
 
-@breaks("streaming.final-event-required", "the chat and Anthropic stream loops stop at the event that carries the "
-        "stop reason, after the last text delta, and never wait for data: [DONE] or message_stop")
+@breaks(
+    "streaming.final-event-required",
+    "the chat and Anthropic stream loops stop at the event that carries the "
+    "stop reason, after the last text delta, and never wait for data: [DONE] or message_stop",
+)
 class StreamDoneAtStopReason(ReferenceAdapter):
     class http_provider_class(HttpProvider):
         def __init__(self, kind, base_url, **options):
@@ -338,10 +376,13 @@ def _skip_anthropic_errors(state, event, data):
         WIRES["anthropic"].stream_event(state, event, data)
 
 
-@breaks("streaming.anthropic-events", "the Anthropic stream reader skips `error` events like pings, so an "
-        "overloaded stream reads as a cut one")
-class AnthropicErrorEventIgnored(wire_variant(dataclasses.replace(WIRES["anthropic"],
-                                                                  stream_event=_skip_anthropic_errors))):
+@breaks(
+    "streaming.anthropic-events",
+    "the Anthropic stream reader skips `error` events like pings, so an overloaded stream reads as a cut one",
+)
+class AnthropicErrorEventIgnored(
+    wire_variant(dataclasses.replace(WIRES["anthropic"], stream_event=_skip_anthropic_errors))
+):
     pass
 
 
@@ -351,10 +392,14 @@ def _skip_chunks_without_choices(state, event, data):
     WIRES["openai"].stream_event(state, event, data)
 
 
-@breaks("streaming.openai-chunks", "the chat stream reader skips chunks that carry no choices, so an error chunk "
-        "is ignored and the stream reads as a cut one")
-class ChatErrorChunkIgnored(wire_variant(dataclasses.replace(WIRES["openai"],
-                                                             stream_event=_skip_chunks_without_choices))):
+@breaks(
+    "streaming.openai-chunks",
+    "the chat stream reader skips chunks that carry no choices, so an error chunk "
+    "is ignored and the stream reads as a cut one",
+)
+class ChatErrorChunkIgnored(
+    wire_variant(dataclasses.replace(WIRES["openai"], stream_event=_skip_chunks_without_choices))
+):
     pass
 
 
@@ -374,8 +419,10 @@ class FirstSystemBlockMarked(AnthropicBodyRewrite):
             system[0]["cache_control"] = system[-1].pop("cache_control")
 
 
-@breaks("breakpoints.max-four", "the system block's marker is not counted against the budget, so a long tail gets "
-        "a fifth marker")
+@breaks(
+    "breakpoints.max-four",
+    "the system block's marker is not counted against the budget, so a long tail gets a fifth marker",
+)
 class SystemMarkNotCounted(AnthropicBodyRewrite):
     def rewrite(self, body, request):
         if not request.advisor_cache_profile:
@@ -394,8 +441,11 @@ class OneHourEverywhere(AnthropicBodyRewrite):
                 block["cache_control"] = reference_wire.advisor_cache_control()
 
 
-@breaks("breakpoints.default-placement", "the default profile marks the second-to-last message, whatever its role, "
-        "instead of the second-to-last user message")
+@breaks(
+    "breakpoints.default-placement",
+    "the default profile marks the second-to-last message, whatever its role, "
+    "instead of the second-to-last user message",
+)
 class DefaultMarksSecondToLastMessage(AnthropicBodyRewrite):
     def rewrite(self, body, request):
         if request.advisor_cache_profile or not body["messages"]:
@@ -407,9 +457,13 @@ class DefaultMarksSecondToLastMessage(AnthropicBodyRewrite):
             body["messages"][-2]["content"][-1]["cache_control"] = reference_wire.default_cache_control()
 
 
-@breaks("breakpoints.wire-validity", "the advisor profile keeps the default five-minute marker on the system block "
-        "and puts one-hour markers after it, which the API refuses (a five-minute marker in an advisor request is also "
-        "not the advisor TTL)", also=("breakpoints.advisor-ttl",))
+@breaks(
+    "breakpoints.wire-validity",
+    "the advisor profile keeps the default five-minute marker on the system block "
+    "and puts one-hour markers after it, which the API refuses (a five-minute marker in an advisor request is also "
+    "not the advisor TTL)",
+    also=("breakpoints.advisor-ttl",),
+)
 class FiveMinuteSystemBeforeOneHour(AnthropicBodyRewrite):
     def rewrite(self, body, request):
         system = body.get("system", [])
@@ -417,9 +471,13 @@ class FiveMinuteSystemBeforeOneHour(AnthropicBodyRewrite):
             system[-1]["cache_control"] = reference_wire.default_cache_control()
 
 
-@breaks("breakpoints.cache-reuse", "the tail's three markers are spread evenly over it (at its end, two thirds and "
-        "one third) instead of every 15 blocks back, so after a long append no later marker is within reach (not every "
-        "15 blocks: the spacing too)", also=("breakpoints.spacing",))
+@breaks(
+    "breakpoints.cache-reuse",
+    "the tail's three markers are spread evenly over it (at its end, two thirds and "
+    "one third) instead of every 15 blocks back, so after a long append no later marker is within reach (not every "
+    "15 blocks: the spacing too)",
+    also=("breakpoints.spacing",),
+)
 class EvenlySpreadBreakpoints(AnthropicBodyRewrite):
     def rewrite(self, body, request):
         if not request.advisor_cache_profile:

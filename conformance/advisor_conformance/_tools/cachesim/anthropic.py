@@ -112,8 +112,9 @@ class AnthropicPrompt:
                 if kind == "text":
                     text = str(block.get("text", ""))
                 else:
-                    text = json.dumps({k: v for k, v in block.items() if k != "cache_control"}, sort_keys=True,
-                                      ensure_ascii=False)
+                    text = json.dumps(
+                        {k: v for k, v in block.items() if k != "cache_control"}, sort_keys=True, ensure_ascii=False
+                    )
             else:
                 kind, text, control = "json", json.dumps(block, sort_keys=True, ensure_ascii=False), None
             data = text.encode("utf-8", "surrogatepass")
@@ -130,8 +131,9 @@ class AnthropicPrompt:
                 problems.append(f"an empty text block at {section} block {position}")
             if control is not None:
                 if not can_mark:
-                    problems.append(f"a cache_control marker on a block that cannot carry one ({section} "
-                                    f"block {position})")
+                    problems.append(
+                        f"a cache_control marker on a block that cannot carry one ({section} block {position})"
+                    )
                 ttl = control.get("ttl") if isinstance(control, Mapping) else None
                 marks.append((position, "1h" if ttl == "1h" else "5m"))
 
@@ -172,8 +174,11 @@ class AnthropicPrompt:
         return next((p for p in range(len(self) - 1, -1, -1) if self.markable[p]), -1)
 
 
-def marker_problems(marks: Sequence[tuple[int, str]], limit: int = AnthropicRules().max_breakpoints,
-                    order: Sequence[str] = AnthropicRules().ttl_order) -> list[str]:
+def marker_problems(
+    marks: Sequence[tuple[int, str]],
+    limit: int = AnthropicRules().max_breakpoints,
+    order: Sequence[str] = AnthropicRules().ttl_order,
+) -> list[str]:
     """The 400s of a set of markers: more than the limit, a marker whose TTL comes later in ``order`` than one
     after it (Anthropic: a 1h marker after a 5m one, in prefix order)."""
     problems = []
@@ -209,8 +214,13 @@ class Usage:
     short_tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"input_tokens": self.input_tokens, "read_tokens": self.read_tokens,
-                "written_tokens": self.written_tokens, "cost": self.cost, "rejected": self.rejected}
+        return {
+            "input_tokens": self.input_tokens,
+            "read_tokens": self.read_tokens,
+            "written_tokens": self.written_tokens,
+            "cost": self.cost,
+            "rejected": self.rejected,
+        }
 
 
 @dataclass
@@ -243,8 +253,9 @@ class AnthropicCache:
 
     def state(self) -> frozenset:
         """What the future of this cache depends on: its entries (for searches that merge equal states)."""
-        return frozenset((key, e.ttl, e.expiry, e.seq if self.rules.match_window else 0)
-                         for key, e in self.entries.items())
+        return frozenset(
+            (key, e.ttl, e.expiry, e.seq if self.rules.match_window else 0) for key, e in self.entries.items()
+        )
 
     def _live(self, entry: _Entry | None, at: float) -> bool:
         window = self.rules.match_window
@@ -261,8 +272,9 @@ class AnthropicCache:
         if marks is None:
             marks, problems = prompt.marks, prompt.problems
         else:
-            problems = [p for p in prompt.problems if "marker" not in p] + \
-                marker_problems(marks, rules.max_breakpoints, rules.ttl_order)
+            problems = [p for p in prompt.problems if "marker" not in p] + marker_problems(
+                marks, rules.max_breakpoints, rules.ttl_order
+            )
             problems += [f"a marker on block {p} that cannot carry one" for p, _ in marks if not prompt.markable[p]]
         self._log.append((usage, prompt.cum))
         if problems:

@@ -33,8 +33,15 @@ MODELS = ("breakpoints", "prefix")
 KINDS = ("documented", "derived", "parameter")
 #: The facts each cache model needs (the rest of a profile's facts document it).
 REQUIRED = {
-    "breakpoints": ("max_breakpoints", "lookback", "ttl_seconds", "default_ttl", "write_price", "read_price",
-                    "min_tokens"),
+    "breakpoints": (
+        "max_breakpoints",
+        "lookback",
+        "ttl_seconds",
+        "default_ttl",
+        "write_price",
+        "read_price",
+        "min_tokens",
+    ),
     "prefix": ("min_tokens", "step", "write_price", "cached_price", "in_memory_ttl", "extended_ttl"),
 }
 
@@ -71,8 +78,13 @@ class Assumption:
     why: str
 
     def to_json(self, used: str) -> dict[str, Any]:
-        return {"used": used, "default": self.default, "choices": list(self.choices), "says": self.says,
-                "why": self.why}
+        return {
+            "used": used,
+            "default": self.default,
+            "choices": list(self.choices),
+            "says": self.says,
+            "why": self.why,
+        }
 
 
 @dataclass(frozen=True)
@@ -133,8 +145,12 @@ class OpenAIRules:
 
 
 #: The retention presets of the ``openai`` profile: (the default policy, the in_memory lifetime in seconds).
-RETENTION_PRESETS = {"in-memory-5m": ("in_memory", 300.0), "in-memory-10m": ("in_memory", 600.0),
-                     "in-memory-1h": ("in_memory", 3600.0), "extended-24h": ("24h", 300.0)}
+RETENTION_PRESETS = {
+    "in-memory-5m": ("in_memory", 300.0),
+    "in-memory-10m": ("in_memory", 600.0),
+    "in-memory-1h": ("in_memory", 3600.0),
+    "extended-24h": ("24h", 300.0),
+}
 
 
 @dataclass(frozen=True)
@@ -159,15 +175,24 @@ class Profile:
         assume = dict(assume or {})
         for name, value in assume.items():
             if name not in self.assumptions:
-                raise ProfileError(f"profile {self.name} has no assumption {name!r} (it has: "
-                                   f"{', '.join(self.assumptions) or 'none'})")
+                raise ProfileError(
+                    f"profile {self.name} has no assumption {name!r} (it has: {', '.join(self.assumptions) or 'none'})"
+                )
             if value not in self.assumptions[name].choices:
-                raise ProfileError(f"assumption {name} of profile {self.name} is one of "
-                                   f"{', '.join(self.assumptions[name].choices)}, not {value!r}")
+                raise ProfileError(
+                    f"assumption {name} of profile {self.name} is one of "
+                    f"{', '.join(self.assumptions[name].choices)}, not {value!r}"
+                )
         return {name: assume.get(name, a.default) for name, a in self.assumptions.items()}
 
-    def rules(self, assume: Mapping[str, str] | None = None, *, min_tokens: int | None = None,
-              ttl_seconds: float | None = None, cached_price: float | None = None) -> BreakpointRules | OpenAIRules:
+    def rules(
+        self,
+        assume: Mapping[str, str] | None = None,
+        *,
+        min_tokens: int | None = None,
+        ttl_seconds: float | None = None,
+        cached_price: float | None = None,
+    ) -> BreakpointRules | OpenAIRules:
         """The rules object of this profile under the chosen assumptions and the command's overrides."""
         chosen = self.choices(assume)
         if self.model == "breakpoints":
@@ -177,32 +202,46 @@ class Profile:
             order = self.facts.get("ttl_order")
             window = self.facts.get("match_window")
             rules = BreakpointRules(
-                min_tokens=int(self.value("min_tokens")), max_breakpoints=int(self.value("max_breakpoints")),
+                min_tokens=int(self.value("min_tokens")),
+                max_breakpoints=int(self.value("max_breakpoints")),
                 lookback=int(lookback) if isinstance(lookback, int) else None,
-                ttl_seconds=MappingProxyType(ttls), write_price=MappingProxyType(prices),
+                ttl_seconds=MappingProxyType(ttls),
+                write_price=MappingProxyType(prices),
                 read_price=float(self.value("read_price")),
-                ttl_order=tuple(order.value) if order is not None else (), default_ttl=str(self.value("default_ttl")),
+                ttl_order=tuple(order.value) if order is not None else (),
+                default_ttl=str(self.value("default_ttl")),
                 refresh=chosen.get("refresh", "read-entry"),
-                match_window=int(window.value) if window is not None else None)
+                match_window=int(window.value) if window is not None else None,
+            )
             if min_tokens is not None:
                 rules = replace(rules, min_tokens=min_tokens)
             if cached_price is not None:
                 rules = replace(rules, read_price=cached_price)
             return rules
         policy, lifetime = RETENTION_PRESETS[chosen.get("retention", "in-memory-5m")]
-        return OpenAIRules(min_tokens=int(self.value("min_tokens")), step=int(self.value("step")),
-                           ttl_seconds=lifetime if ttl_seconds is None else ttl_seconds,
-                           extended_ttl_seconds=float(self.value("extended_ttl")), default_policy=policy,
-                           cached_price=float(self.value("cached_price") if cached_price is None else cached_price),
-                           write_price=float(self.value("write_price")))
+        return OpenAIRules(
+            min_tokens=int(self.value("min_tokens")),
+            step=int(self.value("step")),
+            ttl_seconds=lifetime if ttl_seconds is None else ttl_seconds,
+            extended_ttl_seconds=float(self.value("extended_ttl")),
+            default_policy=policy,
+            cached_price=float(self.value("cached_price") if cached_price is None else cached_price),
+            write_price=float(self.value("write_price")),
+        )
 
     def to_json(self, assume: Mapping[str, str] | None = None) -> dict[str, Any]:
         chosen = self.choices(assume)
         used = {fact.source for fact in self.facts.values()}
-        return {"name": self.name, "origin": self.origin, "description": self.description, "model": self.model,
-                "providers": list(self.providers), "facts": {n: f.to_json() for n, f in self.facts.items()},
-                "assumptions": {n: a.to_json(chosen[n]) for n, a in self.assumptions.items()},
-                "sources": {n: dict(s) for n, s in self.sources.items() if n in used}}
+        return {
+            "name": self.name,
+            "origin": self.origin,
+            "description": self.description,
+            "model": self.model,
+            "providers": list(self.providers),
+            "facts": {n: f.to_json() for n, f in self.facts.items()},
+            "assumptions": {n: a.to_json(chosen[n]) for n, a in self.assumptions.items()},
+            "sources": {n: dict(s) for n, s in self.sources.items() if n in used},
+        }
 
 
 def _text(where: str, value: Any) -> str:
@@ -234,8 +273,7 @@ def parse_table(data: Mapping[str, Any], origin: str = "built-in") -> dict[str, 
         if model not in MODELS:
             raise ProfileError(f"{where}.model: one of {', '.join(MODELS)}, not {model!r}")
         providers = raw.get("providers")
-        if not isinstance(providers, list) or not providers or \
-                not set(providers) <= {"anthropic", "openai", "codex"}:
+        if not isinstance(providers, list) or not providers or not set(providers) <= {"anthropic", "openai", "codex"}:
             raise ProfileError(f"{where}.providers: a list of anthropic, openai, codex")
         if model == "breakpoints" and "anthropic" in providers and len(set(providers)) > 1:
             raise ProfileError(f"{where}.providers: a breakpoint profile reads either Anthropic or OpenAI bodies")
@@ -248,18 +286,29 @@ def parse_table(data: Mapping[str, Any], origin: str = "built-in") -> dict[str, 
                 raise ProfileError(f"{at}.kind: one of {', '.join(KINDS)}, not {fact.get('kind')!r}")
             if fact.get("source") not in sources:
                 raise ProfileError(f"{at}.source: {fact.get('source')!r} is not one of the table's sources")
-            facts[fact_name] = Fact(fact_name, fact["value"], fact["kind"], fact["source"],
-                                    _text(f"{at}.says", fact.get("says")), str(fact.get("note", "")),
-                                    fact.get("choices"))
+            facts[fact_name] = Fact(
+                fact_name,
+                fact["value"],
+                fact["kind"],
+                fact["source"],
+                _text(f"{at}.says", fact.get("says")),
+                str(fact.get("note", "")),
+                fact.get("choices"),
+            )
         missing = [f for f in REQUIRED[model] if f not in facts]
         if missing:
             raise ProfileError(f"{where}.facts: the {model} model needs {', '.join(missing)}")
         if model == "breakpoints":
             ttls, prices = facts["ttl_seconds"].value, facts["write_price"].value
-            if not isinstance(ttls, Mapping) or not ttls or set(ttls) != set(prices or {}) or \
-                    facts["default_ttl"].value not in ttls:
-                raise ProfileError(f"{where}.facts: ttl_seconds and write_price name the same TTLs, default_ttl "
-                                   "one of them")
+            if (
+                not isinstance(ttls, Mapping)
+                or not ttls
+                or set(ttls) != set(prices or {})
+                or facts["default_ttl"].value not in ttls
+            ):
+                raise ProfileError(
+                    f"{where}.facts: ttl_seconds and write_price name the same TTLs, default_ttl one of them"
+                )
         assumptions = {}
         for a_name, a in (raw.get("assumptions") or {}).items():
             at = f"{where}.assumptions.{a_name}"
@@ -269,14 +318,29 @@ def parse_table(data: Mapping[str, Any], origin: str = "built-in") -> dict[str, 
             for s in a.get("sources", []):
                 if s not in sources:
                     raise ProfileError(f"{at}.sources: {s!r} is not one of the table's sources")
-            assumptions[a_name] = Assumption(a_name, tuple(choices), a["default"], _text(f"{at}.says", a.get("says")),
-                                             _text(f"{at}.why", a.get("why")))
-        if model == "prefix" and "retention" in assumptions and \
-                not set(assumptions["retention"].choices) <= set(RETENTION_PRESETS):
+            assumptions[a_name] = Assumption(
+                a_name,
+                tuple(choices),
+                a["default"],
+                _text(f"{at}.says", a.get("says")),
+                _text(f"{at}.why", a.get("why")),
+            )
+        if (
+            model == "prefix"
+            and "retention" in assumptions
+            and not set(assumptions["retention"].choices) <= set(RETENTION_PRESETS)
+        ):
             raise ProfileError(f"{where}.assumptions.retention: choices among {', '.join(RETENTION_PRESETS)}")
-        out[name] = Profile(name, tuple(providers), model, _text(f"{where}.description", raw.get("description")),
-                            MappingProxyType(facts), MappingProxyType(assumptions),
-                            MappingProxyType({k: MappingProxyType(dict(v)) for k, v in sources.items()}), origin)
+        out[name] = Profile(
+            name,
+            tuple(providers),
+            model,
+            _text(f"{where}.description", raw.get("description")),
+            MappingProxyType(facts),
+            MappingProxyType(assumptions),
+            MappingProxyType({k: MappingProxyType(dict(v)) for k, v in sources.items()}),
+            origin,
+        )
     return out
 
 
@@ -323,8 +387,7 @@ def profile(name: str | None = None, provider: str = "anthropic") -> Profile:
         if not chosen:
             fitting = [p for p in profiles.values() if provider in p.providers]
             if len(fitting) != 1:
-                raise ProfileError(f"{Path(table).name}: name the profile (FILE.toml:NAME): "
-                                   f"{', '.join(profiles)}")
+                raise ProfileError(f"{Path(table).name}: name the profile (FILE.toml:NAME): {', '.join(profiles)}")
             return fitting[0]
     else:
         profiles, chosen = builtin_profiles(), name

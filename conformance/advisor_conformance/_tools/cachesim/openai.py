@@ -100,8 +100,14 @@ class OpenAIPrompt:
             total += len(data)
             cum.append(total)
         retention = body.get("prompt_cache_retention")
-        return cls((model, key if isinstance(key, str) and key else None), segments, hashes, cum, root_digest,
-                   retention if isinstance(retention, str) else None)
+        return cls(
+            (model, key if isinstance(key, str) and key else None),
+            segments,
+            hashes,
+            cum,
+            root_digest,
+            retention if isinstance(retention, str) else None,
+        )
 
 
 def _common_prefix(a: bytes, b: bytes) -> int:
@@ -233,9 +239,17 @@ def breakpoint_prompt(body: Mapping[str, Any], estimator: Estimator = ESTIMATOR)
         elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
             text = part["text"]
         else:
-            text = "" if part is None else json.dumps(
-                {k: v for k, v in part.items() if k != "prompt_cache_breakpoint"} if isinstance(part, Mapping)
-                else part, sort_keys=True, ensure_ascii=False)
+            text = (
+                ""
+                if part is None
+                else json.dumps(
+                    {k: v for k, v in part.items() if k != "prompt_cache_breakpoint"}
+                    if isinstance(part, Mapping)
+                    else part,
+                    sort_keys=True,
+                    ensure_ascii=False,
+                )
+            )
         data = (f"{role}\n" if starts else "").encode("utf-8") + text.encode("utf-8", "surrogatepass")
         digest.update(f"\x1e{role if starts else ''}\x1f{len(data)}\x1f".encode())
         digest.update(data)
@@ -262,8 +276,18 @@ def breakpoint_prompt(body: Mapping[str, Any], estimator: Estimator = ESTIMATOR)
         final += 1
         if starts:
             break
-    return AnthropicPrompt(model, hashes, cum, markable, sorted(marks), [], head=0, final_blocks=final,
-                           system_blocks=0, route=(model, key if isinstance(key, str) and key else None))
+    return AnthropicPrompt(
+        model,
+        hashes,
+        cum,
+        markable,
+        sorted(marks),
+        [],
+        head=0,
+        final_blocks=final,
+        system_blocks=0,
+        route=(model, key if isinstance(key, str) and key else None),
+    )
 
 
 class RoutedBreakpointCache:

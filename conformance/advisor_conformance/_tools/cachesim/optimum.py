@@ -111,8 +111,13 @@ class Optimum:
         return EXACT if self.exact else BOUND
 
     def to_json(self) -> dict[str, Any]:
-        out = {"label": self.label, "cost": self.cost, "exact": self.exact, "feasible_cost": self.feasible_cost,
-               "method": self.method}
+        out = {
+            "label": self.label,
+            "cost": self.cost,
+            "exact": self.exact,
+            "feasible_cost": self.feasible_cost,
+            "method": self.method,
+        }
         if self.why:
             out["why"] = self.why
         return out
@@ -135,8 +140,9 @@ def openai_optimum(requests: Sequence[TimedPrompt], rules: OpenAIRules | None = 
     usages = []
     for request in requests:
         prompt = request.prompt
-        stable = OpenAIPrompt((prompt.route[0], key), prompt.segments, prompt.hashes, prompt.cum, prompt.root,
-                              prompt.retention)
+        stable = OpenAIPrompt(
+            (prompt.route[0], key), prompt.segments, prompt.hashes, prompt.cum, prompt.root, prompt.retention
+        )
         usages.append(cache.request(stable, request.at))
     cost = sum(u.cost for u in usages)
     return Optimum(cost, True, cost, "same requests, one stable key", usages)
@@ -189,8 +195,11 @@ class _Node:
         return -1
 
 
-def breakpoint_optimum(requests: Sequence[TimedPrompt], rules: BreakpointRules | None = None,
-                       cache_factory: Callable[[BreakpointRules], Any] | None = None) -> Optimum:
+def breakpoint_optimum(
+    requests: Sequence[TimedPrompt],
+    rules: BreakpointRules | None = None,
+    cache_factory: Callable[[BreakpointRules], Any] | None = None,
+) -> Optimum:
     """The optimum over every placement of breakpoints and TTLs (see the module's docstring); ``cache_factory``
     makes the cache the placement built is simulated in (default: one :class:`.anthropic.AnthropicCache`)."""
     rules = rules or BreakpointRules()
@@ -226,19 +235,22 @@ def breakpoint_optimum(requests: Sequence[TimedPrompt], rules: BreakpointRules |
         if tokens >= rules.min_tokens:
             node.stem_pos, node.stem_tokens = blocks - 1, tokens
             foreign_reads = True
-        later = [c(j, i) for j in live[rank[i] + 1:] if requests[j].chain != requests[i].chain]
-        node.foreign_later = sorted({x for x in later if prompts[i].tokens_through(x) >= rules.min_tokens},
-                                    reverse=True)
-        node.eligible = [p for p in range(len(prompts[i]))
-                         if prompts[i].markable[p] and prompts[i].cum[p] >= rules.min_tokens]
+        later = [c(j, i) for j in live[rank[i] + 1 :] if requests[j].chain != requests[i].chain]
+        node.foreign_later = sorted(
+            {x for x in later if prompts[i].tokens_through(x) >= rules.min_tokens}, reverse=True
+        )
+        node.eligible = [
+            p for p in range(len(prompts[i])) if prompts[i].markable[p] and prompts[i].cum[p] >= rules.min_tokens
+        ]
 
     lower = 0.0
     plan: dict[int, tuple[Any, Any]] = {}  # request -> (read, write) of the programme
     irregular = []
     for chain, members in chains.items():
-        reach = [max((c(k, later) for later in members[pos + 1:]), default=0) for pos, k in enumerate(members)]
-        regular = all(c(k, later) == reach[pos] for pos, k in enumerate(members) for later in members[pos + 1:]) and \
-            all(reach[p] <= reach[p + 1] for p in range(len(members) - 2))
+        reach = [max((c(k, later) for later in members[pos + 1 :]), default=0) for pos, k in enumerate(members)]
+        regular = all(
+            c(k, later) == reach[pos] for pos, k in enumerate(members) for later in members[pos + 1 :]
+        ) and all(reach[p] <= reach[p + 1] for p in range(len(members) - 2))
         for pos, k in enumerate(members):
             node = nodes[k]
             node.write_pos = _deepest_markable(node.prompt, reach[pos])
@@ -271,8 +283,13 @@ def breakpoint_optimum(requests: Sequence[TimedPrompt], rules: BreakpointRules |
         marks: dict[int, str] = {}
         if i in plan:
             read, write = plan[i]
-            read_pos = read[1][0] if read and read[0] == "entry" else \
-                _deepest_markable(prompt, node.stem_pos + 1) if read else -1
+            read_pos = (
+                read[1][0]
+                if read and read[0] == "entry"
+                else _deepest_markable(prompt, node.stem_pos + 1)
+                if read
+                else -1
+            )
         else:  # an irregular chain: read what is live, write a_k for the longest TTL
             read_pos = cache.deepest_live(prompt, node.at)
             write = (node.write_pos, rules.longest_ttl) if node.write_pos > read_pos else None
@@ -293,10 +310,14 @@ def breakpoint_optimum(requests: Sequence[TimedPrompt], rules: BreakpointRules |
     exact = not irregular and close
     why = ""
     if not exact:
-        why = ("conversations share a prefix: the bound counts reads of it from other conversations free"
-               if foreign_reads and not irregular else
-               "a conversation's requests do not repeat each other's prefixes: the bound counts every shared prefix "
-               "read" if irregular else "the placement built from the programme costs more than its bound")
+        why = (
+            "conversations share a prefix: the bound counts reads of it from other conversations free"
+            if foreign_reads and not irregular
+            else "a conversation's requests do not repeat each other's prefixes: the bound counts every shared prefix "
+            "read"
+            if irregular
+            else "the placement built from the programme costs more than its bound"
+        )
     return Optimum(upper if exact else lower, exact, upper, "dynamic programme, checked by simulation", usages, why)
 
 
@@ -315,7 +336,7 @@ def _write_positions(chain: Sequence[_Node]) -> None:
             continue
         lowest = min(other - (j - k) for j, other in enumerate(ranks[k:], start=k) if other is not None)
         depth = max(0, rank - lowest)
-        node.positions = node.eligible[max(0, rank - depth): rank + 1]
+        node.positions = node.eligible[max(0, rank - depth) : rank + 1]
 
 
 def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[float, dict[int, tuple[Any, Any]]]:
@@ -331,7 +352,7 @@ def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[fl
     # when reads renew nothing, for a later request may read it and write a fresh entry between the two.
     later: list[list[int]] = []
     for k in range(len(chain)):
-        positions = sorted({p for node in chain[k + 1:] for p in (node.eligible if renewing else node.positions)})
+        positions = sorted({p for node in chain[k + 1 :] for p in (node.eligible if renewing else node.positions)})
         later.append(positions)
 
     def covers(f: Entry, e: Entry, k: int) -> bool:
@@ -349,16 +370,20 @@ def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[fl
 
     def prune(entries: list[Entry], k: int) -> tuple[Entry, ...]:
         unique = sorted(set(entries))
-        return tuple(e for e in unique
-                     if not any(f != e and covers(f, e, k) and not covers(e, f, k) for f in unique))
+        return tuple(e for e in unique if not any(f != e and covers(f, e, k) and not covers(e, f, k) for f in unique))
 
     for step, node in enumerate(chain):
         t = node.at
         cum = node.prompt.cum
         nxt: dict[tuple[Entry, ...], tuple[float, Any]] = {}
 
-        def relax(entries: list[Entry], cost: float, path: Any, step: int = step,
-                  nxt: dict[tuple[Entry, ...], tuple[float, Any]] = nxt) -> None:  # this step's, bound when defined
+        def relax(
+            entries: list[Entry],
+            cost: float,
+            path: Any,
+            step: int = step,
+            nxt: dict[tuple[Entry, ...], tuple[float, Any]] = nxt,
+        ) -> None:  # this step's, bound when defined
             key = prune(entries, step)
             if key not in nxt or cost < nxt[key][0] - 1e-9:
                 nxt[key] = (cost, path)
@@ -369,8 +394,11 @@ def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[fl
                 reads: list[Any] = [None, *(("entry", e) for e in alive)]
             else:
                 deepest = max((e for e in alive if e[1] == longest), default=None)
-                reads = [("entry", deepest), *(("entry", e) for e in alive if e[0] > deepest[0])] \
-                    if deepest is not None else [None, *(("entry", e) for e in alive)]
+                reads = (
+                    [("entry", deepest), *(("entry", e) for e in alive if e[0] > deepest[0])]
+                    if deepest is not None
+                    else [None, *(("entry", e) for e in alive)]
+                )
             if node.stem_pos >= 0:
                 reads.append(("stem",))
             for read in reads:
@@ -394,15 +422,19 @@ def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[fl
                         if position <= read_pos:
                             continue
                         for ttl in rules.ttls:
-                            relax([*after, (position, ttl, t + ttl_s[ttl])],
-                                  base + (price[ttl] - 1) * (cum[position] - read_tokens),
-                                  (path, node.index, read, (position, ttl)))
+                            relax(
+                                [*after, (position, ttl, t + ttl_s[ttl])],
+                                base + (price[ttl] - 1) * (cum[position] - read_tokens),
+                                (path, node.index, read, (position, ttl)),
+                            )
                     renewal = node.renewal(read_pos)
                     if renewal >= 0 and renewal not in node.positions:
                         for ttl in renewing:
-                            relax([*after, (renewal, ttl, t + ttl_s[ttl])],
-                                  base + (price[ttl] - 1) * (cum[renewal] - read_tokens),
-                                  (path, node.index, read, (renewal, ttl)))
+                            relax(
+                                [*after, (renewal, ttl, t + ttl_s[ttl])],
+                                base + (price[ttl] - 1) * (cum[renewal] - read_tokens),
+                                (path, node.index, read, (renewal, ttl)),
+                            )
         # A set of entries that another, no dearer set covers entry by entry has no cheaper future: drop it.
         ranked = sorted(nxt.items(), key=lambda item: item[1][0])
         states = {}

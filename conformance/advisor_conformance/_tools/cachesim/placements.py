@@ -39,8 +39,12 @@ class Placement:
     place: Callable[[AnthropicPrompt, AnthropicPrompt | None], Marks] | None  # None: the request's own markers
 
     def to_json(self) -> dict[str, object]:
-        return {"name": self.name, "what_if": self.what_if, "conformant_to_spec": not self.what_if,
-                "description": self.description}
+        return {
+            "name": self.name,
+            "what_if": self.what_if,
+            "conformant_to_spec": not self.what_if,
+            "description": self.description,
+        }
 
 
 def _tail_end(prompt: AnthropicPrompt) -> int:
@@ -57,8 +61,12 @@ def _bridge(prompt: AnthropicPrompt, before: AnthropicPrompt | None) -> Marks:
     if before is None:
         return sorted(marks.items())
     end = _tail_end(before)
-    if not (prompt.head <= end < _tail_end(prompt)) or end in marks or not prompt.markable[end] or \
-            prompt.hashes[end] != before.hashes[end]:
+    if (
+        not (prompt.head <= end < _tail_end(prompt))
+        or end in marks
+        or not prompt.markable[end]
+        or prompt.hashes[end] != before.hashes[end]
+    ):
         return sorted(marks.items())
     if len(marks) >= 4:  # the deepest-back tail mark gives way
         marks.pop(min(p for p in marks if p >= prompt.head))
@@ -79,15 +87,35 @@ def _automatic(prompt: AnthropicPrompt, before: AnthropicPrompt | None) -> Marks
     return [(last, "5m")] if last >= 0 else []
 
 
-PLACEMENTS = {p.name: p for p in (
-    Placement("implementation", False, "the implementation's own requests, as it encoded them", None),
-    Placement("spec", False, "the spec's advisor breakpoints (the system block, every 15th block back from the last "
-              "block before the final message, at most 4, one hour)", _spec),
-    Placement("bridge", True, "the spec's marks, the third tail mark moved to where the conversation's previous "
-              "advisor request ended", _bridge),
-    Placement("spec-5m", True, "the spec's positions with a five-minute TTL", _spec_5m),
-    Placement("system-1h-tail-5m", True, "the spec's positions: the system block for an hour, the tail for five "
-              "minutes", _system_1h_tail_5m),
-    Placement("automatic", True, "Anthropic's automatic caching: one five-minute mark on the last block that can "
-              "carry one", _automatic),
-)}
+PLACEMENTS = {
+    p.name: p
+    for p in (
+        Placement("implementation", False, "the implementation's own requests, as it encoded them", None),
+        Placement(
+            "spec",
+            False,
+            "the spec's advisor breakpoints (the system block, every 15th block back from the last "
+            "block before the final message, at most 4, one hour)",
+            _spec,
+        ),
+        Placement(
+            "bridge",
+            True,
+            "the spec's marks, the third tail mark moved to where the conversation's previous advisor request ended",
+            _bridge,
+        ),
+        Placement("spec-5m", True, "the spec's positions with a five-minute TTL", _spec_5m),
+        Placement(
+            "system-1h-tail-5m",
+            True,
+            "the spec's positions: the system block for an hour, the tail for five minutes",
+            _system_1h_tail_5m,
+        ),
+        Placement(
+            "automatic",
+            True,
+            "Anthropic's automatic caching: one five-minute mark on the last block that can carry one",
+            _automatic,
+        ),
+    )
+}

@@ -77,18 +77,31 @@ def _batches(session: Session) -> list[list[int]]:
 def replay(impl: Implementation, session: Session) -> Replayed:
     """Run every advisor call of ``session`` through ``impl``'s ``scenario`` operation."""
     out = Replayed(session, [])
-    runtime = {"session_id": session.session_id, "model": session.model,
-               "max_uses_per_run": len(session.calls) + 1, "child_max_uses": len(session.calls) + 1,
-               "cache_key_store": {"advisor": cache_key(session)}}
+    runtime = {
+        "session_id": session.session_id,
+        "model": session.model,
+        "max_uses_per_run": len(session.calls) + 1,
+        "child_max_uses": len(session.calls) + 1,
+        "cache_key_store": {"advisor": cache_key(session)},
+    }
     with workspace({path: {"text": content} for path, content in session.workspace.items()}) as work_dir:
         for batch in _batches(session):
             steps = []
             for index in batch:
                 call = session.calls[index]
                 conversation = session.conversations[call.conversation]
-                steps.append({"call": {"agent": conversation.agent, "conversation": conversation.conversation,
-                                       "turn": call.turn, "input": call.input, "snapshot": session.snapshot(call),
-                                       "provider": [{"answer": session.answer(call)}]}})
+                steps.append(
+                    {
+                        "call": {
+                            "agent": conversation.agent,
+                            "conversation": conversation.conversation,
+                            "turn": call.turn,
+                            "input": call.input,
+                            "snapshot": session.snapshot(call),
+                            "provider": [{"answer": session.answer(call)}],
+                        }
+                    }
+                )
             params = {"runtime": runtime, "work_dir": str(work_dir), "steps": steps}
             answer = impl.call("scenario", params)
             if "error" in answer:
@@ -109,8 +122,10 @@ def encode_all(impl: Implementation, replayed: Replayed, provider: str) -> list[
     for index, request in replayed.requests:
         answer = impl.call("encode", {"provider": provider, "request": request})
         if "error" in answer:
-            raise ReplayError(f"{impl.name} could not encode a request of session {replayed.session.name} for "
-                              f"{provider}: {answer['error']}")
+            raise ReplayError(
+                f"{impl.name} could not encode a request of session {replayed.session.name} for "
+                f"{provider}: {answer['error']}"
+            )
         bodies.append((index, answer["body"]))
     return bodies
 
@@ -131,8 +146,9 @@ class Settings:
         return profile(self.profile, provider)
 
     def rules_for(self, provider: str) -> BreakpointRules | OpenAIRules:
-        return self.profile_for(provider).rules(self.assume, min_tokens=self.min_tokens, ttl_seconds=self.openai_ttl,
-                                                cached_price=self.cached_price)
+        return self.profile_for(provider).rules(
+            self.assume, min_tokens=self.min_tokens, ttl_seconds=self.openai_ttl, cached_price=self.cached_price
+        )
 
     def check(self, provider: str) -> None:
         """Raise :class:`.facts.ProfileError` (naming what is wrong) for settings that do not fit ``provider``."""
@@ -140,8 +156,9 @@ class Settings:
         chosen.choices(self.assume)
         if self.placement not in PLACEMENTS:
             raise ProfileError(f"no placement {self.placement!r} (known: {', '.join(PLACEMENTS)})")
-        if PLACEMENTS[self.placement].place is not None and not (chosen.model == "breakpoints" and
-                                                                 provider == "anthropic"):
+        if PLACEMENTS[self.placement].place is not None and not (
+            chosen.model == "breakpoints" and provider == "anthropic"
+        ):
             raise ProfileError(f"placement {self.placement} re-marks Anthropic requests: it needs --provider anthropic")
         if self.min_tokens is not None and chosen.model != "breakpoints":
             raise ProfileError(f"--min-tokens is a parameter of breakpoint profiles, not of {chosen.name}")
@@ -149,14 +166,25 @@ class Settings:
             raise ProfileError(f"--openai-ttl is a parameter of OpenAI's prefix profile, not of {chosen.name}")
 
     def overrides(self) -> dict[str, Any]:
-        return {k: v for k, v in (("min_tokens", self.min_tokens), ("openai_ttl", self.openai_ttl),
-                                  ("cached_price", self.cached_price)) if v is not None}
+        return {
+            k: v
+            for k, v in (
+                ("min_tokens", self.min_tokens),
+                ("openai_ttl", self.openai_ttl),
+                ("cached_price", self.cached_price),
+            )
+            if v is not None
+        }
 
     def to_json(self, provider: str) -> dict[str, Any]:
         chosen = self.profile_for(provider)
-        return {"profile": chosen.to_json(self.assume), "assumptions": chosen.choices(self.assume),
-                "overrides": self.overrides(), "placement": PLACEMENTS[self.placement].to_json(),
-                "rules": _rules_json(self.rules_for(provider))}
+        return {
+            "profile": chosen.to_json(self.assume),
+            "assumptions": chosen.choices(self.assume),
+            "overrides": self.overrides(),
+            "placement": PLACEMENTS[self.placement].to_json(),
+            "rules": _rules_json(self.rules_for(provider)),
+        }
 
 
 def _rules_json(rules: BreakpointRules | OpenAIRules) -> dict[str, Any]:
@@ -224,23 +252,38 @@ class Measurement:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "session": self.session, "provider": self.provider, "calls": self.calls, "requests": self.requests,
-            "failed_calls": self.failed_calls, "rejected_requests": self.rejected,
-            "input_tokens": self.input_tokens, "read_tokens": self.read_tokens,
-            "written_tokens": self.written_tokens, "cost": round(self.cost, 3),
-            "missed_tokens": self.missed_tokens, "unread_written_tokens": self.unread_written_tokens,
-            "short_tokens": self.short_tokens, "placement": self.placement,
+            "session": self.session,
+            "provider": self.provider,
+            "calls": self.calls,
+            "requests": self.requests,
+            "failed_calls": self.failed_calls,
+            "rejected_requests": self.rejected,
+            "input_tokens": self.input_tokens,
+            "read_tokens": self.read_tokens,
+            "written_tokens": self.written_tokens,
+            "cost": round(self.cost, 3),
+            "missed_tokens": self.missed_tokens,
+            "unread_written_tokens": self.unread_written_tokens,
+            "short_tokens": self.short_tokens,
+            "placement": self.placement,
             "cost_vs_no_cache": round(self.cost / self.no_cache_cost, 6) if self.input_tokens else None,
-            "optimum": {**self.optimum.to_json(), "cost": round(self.optimum.cost, 3),
-                        "feasible_cost": round(self.optimum.feasible_cost, 3),
-                        "cost_vs_no_cache": round(self.optimum.cost / self.no_cache_cost, 6)
-                        if self.input_tokens else None,
-                        "read_tokens": self.optimum_read_tokens, "written_tokens": self.optimum_written_tokens},
-            "saving": round(self.saving, 3), "optimum_saving": round(self.optimum_saving, 3),
+            "optimum": {
+                **self.optimum.to_json(),
+                "cost": round(self.optimum.cost, 3),
+                "feasible_cost": round(self.optimum.feasible_cost, 3),
+                "cost_vs_no_cache": round(self.optimum.cost / self.no_cache_cost, 6) if self.input_tokens else None,
+                "read_tokens": self.optimum_read_tokens,
+                "written_tokens": self.optimum_written_tokens,
+            },
+            "saving": round(self.saving, 3),
+            "optimum_saving": round(self.optimum_saving, 3),
             "share_of_optimum_saving": None if self.share is None else round(self.share, 6),
-            "spec_settings": {"cost": round(self.spec_cost, 3),
-                              "share_of_saving": None if self.spec_share is None else round(self.spec_share, 6)},
-            "unstable_prefixes": self.unstable[:20], "unstable_prefix_count": len(self.unstable),
+            "spec_settings": {
+                "cost": round(self.spec_cost, 3),
+                "share_of_saving": None if self.spec_share is None else round(self.spec_share, 6),
+            },
+            "unstable_prefixes": self.unstable[:20],
+            "unstable_prefix_count": len(self.unstable),
         }
 
 
@@ -251,8 +294,14 @@ def prompt_of(body: Mapping[str, Any], provider: str, model: str) -> Any:
     return AnthropicPrompt.from_body(body) if provider == "anthropic" else breakpoint_prompt(body)
 
 
-def measure(session: Session, bodies: Sequence[tuple[int, dict[str, Any]]], provider: str,
-            settings: Settings | None = None, failed_calls: int = 0, name: str | None = None) -> Measurement:
+def measure(
+    session: Session,
+    bodies: Sequence[tuple[int, dict[str, Any]]],
+    provider: str,
+    settings: Settings | None = None,
+    failed_calls: int = 0,
+    name: str | None = None,
+) -> Measurement:
     """Simulate the bodies of one session in time order, and the optimum on the same requests."""
     settings = settings or Settings()
     model = settings.profile_for(provider).model
@@ -277,8 +326,9 @@ def placed(timed: Sequence[TimedPrompt], placement: str) -> list[Marks | None]:
     return out
 
 
-def measure_prompts(timed: Sequence[TimedPrompt], provider: str, settings: Settings, name: str, calls: int,
-                    failed_calls: int = 0) -> Measurement:
+def measure_prompts(
+    timed: Sequence[TimedPrompt], provider: str, settings: Settings, name: str, calls: int, failed_calls: int = 0
+) -> Measurement:
     """Simulate prompts already read from their bodies (in time order), and the optimum on them."""
     rules = settings.rules_for(provider)
     if isinstance(rules, BreakpointRules):
@@ -289,24 +339,34 @@ def measure_prompts(timed: Sequence[TimedPrompt], provider: str, settings: Setti
         usages = cache.finish()
         optimum = breakpoint_optimum(timed, rules)
         spec = AnthropicCache(rules)  # the spec's settings: its placement (Anthropic); one stable key (OpenAI)
-        spec_cost = sum(spec.request(t.prompt, t.at, t.prompt.spec_marks() if anthropic else None).cost
-                        for t in timed)
+        spec_cost = sum(spec.request(t.prompt, t.at, t.prompt.spec_marks() if anthropic else None).cost for t in timed)
     else:
         openai_cache = OpenAICache(rules)
         usages = [openai_cache.request(t.prompt, t.at) for t in timed]
         optimum = openai_optimum(timed, rules)
         spec_cost = optimum.cost
     return Measurement(
-        session=name, provider=provider, calls=calls, requests=len(timed), failed_calls=failed_calls,
-        rejected=sum(u.rejected for u in usages), input_tokens=sum(u.input_tokens for u in usages),
-        read_tokens=sum(u.read_tokens for u in usages), written_tokens=sum(u.written_tokens for u in usages),
-        cost=sum(u.cost for u in usages), optimum=optimum,
+        session=name,
+        provider=provider,
+        calls=calls,
+        requests=len(timed),
+        failed_calls=failed_calls,
+        rejected=sum(u.rejected for u in usages),
+        input_tokens=sum(u.input_tokens for u in usages),
+        read_tokens=sum(u.read_tokens for u in usages),
+        written_tokens=sum(u.written_tokens for u in usages),
+        cost=sum(u.cost for u in usages),
+        optimum=optimum,
         optimum_read_tokens=sum(u.read_tokens for u in optimum.usages),
         optimum_written_tokens=sum(u.written_tokens for u in optimum.usages),
         missed_tokens=sum(u.missed_tokens for u in usages),
         unread_written_tokens=sum(u.unread_written_tokens for u in usages),
-        short_tokens=sum(u.short_tokens for u in usages), placement=settings.placement, spec_cost=spec_cost,
-        unstable=unstable_prefixes(timed, provider), usages=usages)
+        short_tokens=sum(u.short_tokens for u in usages),
+        placement=settings.placement,
+        spec_cost=spec_cost,
+        unstable=unstable_prefixes(timed, provider),
+        usages=usages,
+    )
 
 
 def unstable_prefixes(timed: Sequence[TimedPrompt], provider: str) -> list[dict[str, int]]:
@@ -332,18 +392,31 @@ def total(measurements: Iterable[Measurement], provider: str) -> Measurement:
     """The sum of several sessions' measurements (the optimum is exact only if every session's is)."""
     items = list(measurements)
     bounded = [m.session for m in items if not m.optimum.exact]
-    optimum = Optimum(sum(m.optimum.cost for m in items), not bounded, sum(m.optimum.feasible_cost for m in items),
-                      "the sum of the sessions'", why=f"the sum holds the lower bounds of {', '.join(bounded)}"
-                      if bounded else "")
+    optimum = Optimum(
+        sum(m.optimum.cost for m in items),
+        not bounded,
+        sum(m.optimum.feasible_cost for m in items),
+        "the sum of the sessions'",
+        why=f"the sum holds the lower bounds of {', '.join(bounded)}" if bounded else "",
+    )
     return Measurement(
-        session="total", provider=provider, calls=sum(m.calls for m in items), requests=sum(m.requests for m in items),
-        failed_calls=sum(m.failed_calls for m in items), rejected=sum(m.rejected for m in items),
-        input_tokens=sum(m.input_tokens for m in items), read_tokens=sum(m.read_tokens for m in items),
-        written_tokens=sum(m.written_tokens for m in items), cost=sum(m.cost for m in items), optimum=optimum,
+        session="total",
+        provider=provider,
+        calls=sum(m.calls for m in items),
+        requests=sum(m.requests for m in items),
+        failed_calls=sum(m.failed_calls for m in items),
+        rejected=sum(m.rejected for m in items),
+        input_tokens=sum(m.input_tokens for m in items),
+        read_tokens=sum(m.read_tokens for m in items),
+        written_tokens=sum(m.written_tokens for m in items),
+        cost=sum(m.cost for m in items),
+        optimum=optimum,
         optimum_read_tokens=sum(m.optimum_read_tokens for m in items),
         optimum_written_tokens=sum(m.optimum_written_tokens for m in items),
         missed_tokens=sum(m.missed_tokens for m in items),
         unread_written_tokens=sum(m.unread_written_tokens for m in items),
-        short_tokens=sum(m.short_tokens for m in items), placement=items[0].placement if items else "implementation",
+        short_tokens=sum(m.short_tokens for m in items),
+        placement=items[0].placement if items else "implementation",
         spec_cost=sum(m.spec_cost for m in items),
-        unstable=[dict(item, session=m.session) for m in items for item in m.unstable])
+        unstable=[dict(item, session=m.session) for m in items for item in m.unstable],
+    )

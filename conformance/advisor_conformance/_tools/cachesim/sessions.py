@@ -45,15 +45,102 @@ _MASK = (1 << 64) - 1
 
 # The words of each style's line pool (the pools are part of the format: changing them changes every session).
 _WORDS = {
-    "code": ("self", "value", "result", "request", "config", "items", "index", "cache", "client", "error",
-             "handler", "payload", "session", "record", "buffer", "options", "context", "response", "total",
-             "count", "user", "order", "path", "name", "data", "key", "limit", "offset", "state", "event"),
-    "log": ("PASS", "FAIL", "ok", "tests/test_api.py", "collected", "passed", "failed", "warning", "INFO",
-            "DEBUG", "ERROR", "took", "ms", "assert", "expected", "got", "line", "module", "build", "step",
-            "running", "done", "retry", "timeout", "exit", "status", "0", "1", "42", "200"),
-    "prose": ("the", "test", "change", "function", "because", "should", "first", "then", "we", "it", "a",
-              "this", "fails", "when", "order", "service", "call", "before", "after", "check", "keep",
-              "module", "plan", "risk", "input", "value", "edge", "case", "works", "next"),
+    "code": (
+        "self",
+        "value",
+        "result",
+        "request",
+        "config",
+        "items",
+        "index",
+        "cache",
+        "client",
+        "error",
+        "handler",
+        "payload",
+        "session",
+        "record",
+        "buffer",
+        "options",
+        "context",
+        "response",
+        "total",
+        "count",
+        "user",
+        "order",
+        "path",
+        "name",
+        "data",
+        "key",
+        "limit",
+        "offset",
+        "state",
+        "event",
+    ),
+    "log": (
+        "PASS",
+        "FAIL",
+        "ok",
+        "tests/test_api.py",
+        "collected",
+        "passed",
+        "failed",
+        "warning",
+        "INFO",
+        "DEBUG",
+        "ERROR",
+        "took",
+        "ms",
+        "assert",
+        "expected",
+        "got",
+        "line",
+        "module",
+        "build",
+        "step",
+        "running",
+        "done",
+        "retry",
+        "timeout",
+        "exit",
+        "status",
+        "0",
+        "1",
+        "42",
+        "200",
+    ),
+    "prose": (
+        "the",
+        "test",
+        "change",
+        "function",
+        "because",
+        "should",
+        "first",
+        "then",
+        "we",
+        "it",
+        "a",
+        "this",
+        "fails",
+        "when",
+        "order",
+        "service",
+        "call",
+        "before",
+        "after",
+        "check",
+        "keep",
+        "module",
+        "plan",
+        "risk",
+        "input",
+        "value",
+        "edge",
+        "case",
+        "works",
+        "next",
+    ),
 }
 _POOL_SIZE = 512
 
@@ -112,9 +199,17 @@ def read_result(path: str, content: str, start: int = 1, end: int | None = None)
         lines.pop()
     total = max(1, len(lines))
     end = total if end is None else min(end, total)
-    output = "\n".join(lines[start - 1:end])
-    return json.dumps({"path": path, "start_line": start, "end_line": end, "total_lines": total,
-                       "file_hash": file_hash(content.encode("utf-8")), "output": output})
+    output = "\n".join(lines[start - 1 : end])
+    return json.dumps(
+        {
+            "path": path,
+            "start_line": start,
+            "end_line": end,
+            "total_lines": total,
+            "file_hash": file_hash(content.encode("utf-8")),
+            "output": output,
+        }
+    )
 
 
 @dataclass
@@ -173,7 +268,7 @@ def expand(value: Any, workspace: Mapping[str, str] | None = None) -> Any:
     if not isinstance(value, dict):
         return value
     if len(value) == 1:
-        (key, arg), = value.items()
+        ((key, arg),) = value.items()
         if key == "$text":
             return text(int(arg["seed"]), int(arg["bytes"]), arg.get("style", "code"))
         if key == "$file":
@@ -199,21 +294,46 @@ def load_session(path: str | Path) -> Session:
     conversations = {}
     for raw_conversation in data["conversations"]:
         conversations[raw_conversation["id"]] = Conversation(
-            raw_conversation["id"], raw_conversation.get("agent"), int(raw_conversation.get("conversation", 1)),
-            expand(raw_conversation["messages"], workspace))
-    calls = [Call(i, float(c["at"]), c["conversation"], int(c.get("turn", 1)), int(c["messages"]),
-                  expand(c.get("input", {}), workspace)) for i, c in enumerate(data["calls"])]
+            raw_conversation["id"],
+            raw_conversation.get("agent"),
+            int(raw_conversation.get("conversation", 1)),
+            expand(raw_conversation["messages"], workspace),
+        )
+    calls = [
+        Call(
+            i,
+            float(c["at"]),
+            c["conversation"],
+            int(c.get("turn", 1)),
+            int(c["messages"]),
+            expand(c.get("input", {}), workspace),
+        )
+        for i, c in enumerate(data["calls"])
+    ]
     times = [call.at for call in calls]
     if times != sorted(times):
         raise ValueError(f"{path}: the calls are not in time order")
     for call in calls:
         messages = conversations[call.conversation].messages
-        if not (0 < call.messages < len(messages)) or messages[call.messages - 1].get("role") != "assistant" \
-                or messages[call.messages].get("name") != "advisor":
-            raise ValueError(f"{path}: call {call.index} does not end on an assistant message followed by the "
-                             f"advisor's result")
-    return Session(data["name"], data.get("description", ""), data.get("session_id", data["name"]),
-                   data.get("model", "advisor-model"), workspace, conversations, calls, path, len(raw))
+        if (
+            not (0 < call.messages < len(messages))
+            or messages[call.messages - 1].get("role") != "assistant"
+            or messages[call.messages].get("name") != "advisor"
+        ):
+            raise ValueError(
+                f"{path}: call {call.index} does not end on an assistant message followed by the advisor's result"
+            )
+    return Session(
+        data["name"],
+        data.get("description", ""),
+        data.get("session_id", data["name"]),
+        data.get("model", "advisor-model"),
+        workspace,
+        conversations,
+        calls,
+        path,
+        len(raw),
+    )
 
 
 def sessions_dir() -> Path:
@@ -256,7 +376,14 @@ def shape(session: Session) -> Shape:
     gaps = sorted(b.at - a.at for a, b in itertools.pairwise(session.calls))
     agents = {c.agent for c in session.conversations.values() if c.agent}
     mains = [c for c in session.conversations.values() if not c.agent]
-    return Shape(session.message_count, len(session.calls),
-                 sum(1 for call in session.calls if session.conversations[call.conversation].agent),
-                 len(agents), max(0, len(mains) - 1), gaps[len(gaps) // 2] if gaps else 0.0,
-                 gaps[-1] if gaps else 0.0, sum(g > 300 for g in gaps), sum(g > 3600 for g in gaps))
+    return Shape(
+        session.message_count,
+        len(session.calls),
+        sum(1 for call in session.calls if session.conversations[call.conversation].agent),
+        len(agents),
+        max(0, len(mains) - 1),
+        gaps[len(gaps) // 2] if gaps else 0.0,
+        gaps[-1] if gaps else 0.0,
+        sum(g > 300 for g in gaps),
+        sum(g > 3600 for g in gaps),
+    )

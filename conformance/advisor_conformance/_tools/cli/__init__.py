@@ -30,8 +30,11 @@ default), read its rules, and serve a Python implementation over the harness pro
 
 def commands() -> list[ModuleType]:
     """The subcommand modules of this package, in their ``ORDER``."""
-    found = [import_module(f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__)
-             if not info.name.startswith("_")]
+    found = [
+        import_module(f"{__name__}.{info.name}")
+        for info in pkgutil.iter_modules(__path__)
+        if not info.name.startswith("_")
+    ]
     return sorted(found, key=lambda module: (module.ORDER, module.NAME))
 
 
@@ -45,13 +48,18 @@ def version_line() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="advisor-conformance", description=DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="advisor-conformance", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--version", action="version", version=version_line())
     subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for module in commands():
-        sub = subparsers.add_parser(module.NAME, help=module.HELP, description=module.DESCRIPTION,
-                                    formatter_class=argparse.RawDescriptionHelpFormatter)
+        sub = subparsers.add_parser(
+            module.NAME,
+            help=module.HELP,
+            description=module.DESCRIPTION,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         sub.set_defaults(module=module)
         module.add_arguments(sub)
     return parser

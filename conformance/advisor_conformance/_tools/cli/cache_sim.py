@@ -37,30 +37,70 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..cachesim.placements import PLACEMENTS
     from ..cachesim.replay import PROVIDERS
 
-    parser.add_argument("sessions", nargs="*", metavar="SESSION",
-                        help="a shipped session's name or a session file (default: every shipped session)")
-    parser.add_argument("--impl", default="reference", metavar="TARGET",
-                        help="'reference' (the default), 'package.module[:object]' or 'cmd:COMMAND LINE'")
+    parser.add_argument(
+        "sessions",
+        nargs="*",
+        metavar="SESSION",
+        help="a shipped session's name or a session file (default: every shipped session)",
+    )
+    parser.add_argument(
+        "--impl",
+        default="reference",
+        metavar="TARGET",
+        help="'reference' (the default), 'package.module[:object]' or 'cmd:COMMAND LINE'",
+    )
     parser.add_argument("--provider", choices=PROVIDERS, default="anthropic", help="the provider to simulate")
-    parser.add_argument("--provider-profile", metavar="NAME|FILE.toml[:NAME]",
-                        help="the provider's cache rules: a profile of the built-in table (anthropic; openai; "
-                             "openai-gpt-5-6) or of a table file of the same format (default: the provider's)")
-    parser.add_argument("--assume", action="append", default=[], metavar="NAME=VALUE",
-                        help="choose an assumption of the profile (repeatable; --list-profiles shows them)")
-    parser.add_argument("--placement", choices=list(PLACEMENTS), default="implementation",
-                        help="Anthropic: re-mark every request with this placement (default: the implementation's "
-                             "own markers; all but spec are what-ifs, not conformant to the spec)")
-    parser.add_argument("--list-profiles", action="store_true",
-                        help="print the built-in profiles: every fact with its source, every assumption")
-    parser.add_argument("--min-tokens", type=int, choices=ANTHROPIC_MINIMUMS,
-                        help="breakpoint profiles: the model's minimum cacheable prompt, in tokens (default 1024)")
-    parser.add_argument("--openai-ttl", type=float, metavar="SECONDS",
-                        help="OpenAI prefix profile: how long an in_memory entry lives after its last use (default: "
-                             "the retention preset's)")
-    parser.add_argument("--cached-price", type=float, metavar="FRACTION",
-                        help="the cached input price as a fraction of the base price (default: the profile's)")
-    parser.add_argument("--harness-timeout", type=float, default=300.0, metavar="SECONDS",
-                        help="seconds a harness may take over one operation (default 300)")
+    parser.add_argument(
+        "--provider-profile",
+        metavar="NAME|FILE.toml[:NAME]",
+        help="the provider's cache rules: a profile of the built-in table (anthropic; openai; "
+        "openai-gpt-5-6) or of a table file of the same format (default: the provider's)",
+    )
+    parser.add_argument(
+        "--assume",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="choose an assumption of the profile (repeatable; --list-profiles shows them)",
+    )
+    parser.add_argument(
+        "--placement",
+        choices=list(PLACEMENTS),
+        default="implementation",
+        help="Anthropic: re-mark every request with this placement (default: the implementation's "
+        "own markers; all but spec are what-ifs, not conformant to the spec)",
+    )
+    parser.add_argument(
+        "--list-profiles",
+        action="store_true",
+        help="print the built-in profiles: every fact with its source, every assumption",
+    )
+    parser.add_argument(
+        "--min-tokens",
+        type=int,
+        choices=ANTHROPIC_MINIMUMS,
+        help="breakpoint profiles: the model's minimum cacheable prompt, in tokens (default 1024)",
+    )
+    parser.add_argument(
+        "--openai-ttl",
+        type=float,
+        metavar="SECONDS",
+        help="OpenAI prefix profile: how long an in_memory entry lives after its last use (default: "
+        "the retention preset's)",
+    )
+    parser.add_argument(
+        "--cached-price",
+        type=float,
+        metavar="FRACTION",
+        help="the cached input price as a fraction of the base price (default: the profile's)",
+    )
+    parser.add_argument(
+        "--harness-timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="seconds a harness may take over one operation (default 300)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 
@@ -77,8 +117,9 @@ def _settings(args: argparse.Namespace):
         raise ValueError("--cached-price is a fraction in [0, 1]")
     if args.openai_ttl is not None and not args.openai_ttl > 0:
         raise ValueError("--openai-ttl is a positive number of seconds")
-    settings = Settings(args.provider_profile, assume, args.min_tokens, args.openai_ttl, args.cached_price,
-                        args.placement)
+    settings = Settings(
+        args.provider_profile, assume, args.min_tokens, args.openai_ttl, args.cached_price, args.placement
+    )
     settings.check(args.provider)
     return settings
 
@@ -126,11 +167,17 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     whole = total(rows, args.provider)
     d = impl.description
     if args.json:
-        described = {"name": d.get("name"), "version": d.get("version"), "language": d.get("language"),
-                     "target": args.impl}
+        described = {
+            "name": d.get("name"),
+            "version": d.get("version"),
+            "language": d.get("language"),
+            "target": args.impl,
+        }
         print(json.dumps(as_json(described, args.provider, settings, rows, whole), indent=1))
     else:
-        header = (f"advisor-conformance cache-sim: {d.get('name')} {d.get('version')} ({d.get('language')}), "
-                  f"provider {args.provider}")
+        header = (
+            f"advisor-conformance cache-sim: {d.get('name')} {d.get('version')} ({d.get('language')}), "
+            f"provider {args.provider}"
+        )
         print(table(header, args.provider, settings, rows, whole))
     return 0

@@ -32,7 +32,9 @@ def pins() -> list[str]:
 def run(args: argparse.Namespace, extra: list[str]) -> int:
     from ... import __version__
 
-    print(f"# The pins of advisor-conformance {__version__}: the library versions its CI ran with.\n"
-          f"#   python3 -m pip install -c THIS_FILE advisor-conformance=={__version__}")
+    print(
+        f"# The pins of advisor-conformance {__version__}: the library versions its CI ran with.\n"
+        f"#   python3 -m pip install -c THIS_FILE advisor-conformance=={__version__}"
+    )
     print("\n".join(pins()))
     return 0

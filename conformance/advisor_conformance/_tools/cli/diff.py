@@ -32,18 +32,38 @@ OPERATIONS = ("shape", "encode", "scenario")  # as in _diff, which imports hypot
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--impl", action="append", default=[], metavar="TARGET", required=True,
-                        help="an implementation, given twice: 'reference', 'package.module[:object]' or "
-                             "'cmd:COMMAND LINE'")
-    parser.add_argument("--op", action="append", choices=OPERATIONS, metavar="OP",
-                        help=f"an operation to draw inputs for ({', '.join(OPERATIONS)}); repeatable; "
-                             "default: all three")
-    parser.add_argument("--examples", type=int, default=200, metavar="N",
-                        help="inputs drawn per operation (default 200)")
-    parser.add_argument("--seed", type=int, default=0, metavar="N",
-                        help="the seed of the draws (default 0): the same seed draws the same inputs")
-    parser.add_argument("--harness-timeout", type=float, default=60.0, metavar="SECONDS",
-                        help="seconds a harness may take over one operation (default 60)")
+    parser.add_argument(
+        "--impl",
+        action="append",
+        default=[],
+        metavar="TARGET",
+        required=True,
+        help="an implementation, given twice: 'reference', 'package.module[:object]' or 'cmd:COMMAND LINE'",
+    )
+    parser.add_argument(
+        "--op",
+        action="append",
+        choices=OPERATIONS,
+        metavar="OP",
+        help=f"an operation to draw inputs for ({', '.join(OPERATIONS)}); repeatable; default: all three",
+    )
+    parser.add_argument(
+        "--examples", type=int, default=200, metavar="N", help="inputs drawn per operation (default 200)"
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the seed of the draws (default 0): the same seed draws the same inputs",
+    )
+    parser.add_argument(
+        "--harness-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="seconds a harness may take over one operation (default 60)",
+    )
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
 
@@ -62,8 +82,10 @@ def _line(outcome) -> str:
         return f"  {outcome.op:<9} skipped: {outcome.skipped}"
     if outcome.divergence is None:
         return f"  {outcome.op:<9} {outcome.inputs} inputs, no divergence ({outcome.seconds:.1f} s)"
-    return (f"  {outcome.op:<9} DIVERGENCE, found at input {outcome.found_after}, shrunk in "
-            f"{outcome.inputs - (outcome.found_after or 0)} more runs ({outcome.seconds:.1f} s)")
+    return (
+        f"  {outcome.op:<9} DIVERGENCE, found at input {outcome.found_after}, shrunk in "
+        f"{outcome.inputs - (outcome.found_after or 0)} more runs ({outcome.seconds:.1f} s)"
+    )
 
 
 def _print_divergence(divergence, names: tuple[str, str]) -> None:
@@ -72,8 +94,10 @@ def _print_divergence(divergence, names: tuple[str, str]) -> None:
     print(f"\n{divergence.op}: the answers differ on this input (shrunk):")
     print("  " + show(divergence.input).replace("\n", "\n  "))
     parts = divergence.parts()
-    print(f"where they differ ({len(parts)}; after the open choices are normalised; "
-          f"in each line A's answer is the expected one, B's the one got):")
+    print(
+        f"where they differ ({len(parts)}; after the open choices are normalised; "
+        f"in each line A's answer is the expected one, B's the one got):"
+    )
     for part in parts[:10]:
         print(f"  {part['path']}: {cap_lines(part['what'], lines=3)}")
         for side, name in (("a", names[0]), ("b", names[1])):
@@ -106,8 +130,10 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         return 2
     pair = (loaded[0], loaded[1])
     if not args.json:
-        print(f"{prog}: A = {_label(pair[0])}, B = {_label(pair[1])}; seed {args.seed}, "
-              f"{args.examples} inputs per operation")
+        print(
+            f"{prog}: A = {_label(pair[0])}, B = {_label(pair[1])}; seed {args.seed}, "
+            f"{args.examples} inputs per operation"
+        )
 
     def progress(outcome) -> None:
         if not args.json:
@@ -119,10 +145,21 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         for impl in pair:
             impl.close()
     if args.json:
-        print(json.dumps({"a": _described(pair[0]), "b": _described(pair[1]), "seed": args.seed,
-                          "examples": args.examples, "diverged": report.diverged,
-                          "operations": [outcome.to_json() for outcome in report.outcomes]},
-                         indent=1, ensure_ascii=False, default=repr))
+        print(
+            json.dumps(
+                {
+                    "a": _described(pair[0]),
+                    "b": _described(pair[1]),
+                    "seed": args.seed,
+                    "examples": args.examples,
+                    "diverged": report.diverged,
+                    "operations": [outcome.to_json() for outcome in report.outcomes],
+                },
+                indent=1,
+                ensure_ascii=False,
+                default=repr,
+            )
+        )
     else:
         for outcome in report.outcomes:
             if outcome.divergence is not None:

@@ -18,8 +18,12 @@ stdin, one answer per line on stdout (docs/harness.md). The suite starts it as a
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--impl", default="reference", metavar="TARGET",
-                        help="the Python adapter to serve: 'reference' (the default) or 'package.module[:object]'")
+    parser.add_argument(
+        "--impl",
+        default="reference",
+        metavar="TARGET",
+        help="the Python adapter to serve: 'reference' (the default) or 'package.module[:object]'",
+    )
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:

@@ -48,20 +48,38 @@ class Harness:
 HARNESSES = {
     "python": Harness("advisor_harness.py.tmpl", "advisor_harness.py", "python3 advisor_harness.py", "#", "    "),
     "node": Harness("advisor-harness.mjs.tmpl", "advisor-harness.mjs", "node advisor-harness.mjs", "//", "  "),
-    "go": Harness("advisor-harness.go.tmpl", "advisor-harness.go", "./advisor-harness", "//", "\t",
-                  ("go build -o advisor-harness advisor-harness.go", "build it (Go 1.18 or later, the standard library "
-                                                                      "only); build again after each change")),
+    "go": Harness(
+        "advisor-harness.go.tmpl",
+        "advisor-harness.go",
+        "./advisor-harness",
+        "//",
+        "\t",
+        (
+            "go build -o advisor-harness advisor-harness.go",
+            "build it (Go 1.18 or later, the standard library only); build again after each change",
+        ),
+    ),
 }
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     kind = parser.add_mutually_exclusive_group(required=True)
-    kind.add_argument("--python", metavar="PACKAGE",
-                      help="write the Python package PACKAGE with an adapter (PACKAGE/advisor_adapter.py)")
-    kind.add_argument("--harness", action="store_true",
-                      help="write a harness program (the protocol of docs/harness.md on stdin and stdout)")
-    parser.add_argument("--language", choices=sorted(HARNESSES), default="python",
-                        help="the harness's language (default: python); only with --harness")
+    kind.add_argument(
+        "--python",
+        metavar="PACKAGE",
+        help="write the Python package PACKAGE with an adapter (PACKAGE/advisor_adapter.py)",
+    )
+    kind.add_argument(
+        "--harness",
+        action="store_true",
+        help="write a harness program (the protocol of docs/harness.md on stdin and stdout)",
+    )
+    parser.add_argument(
+        "--language",
+        choices=sorted(HARNESSES),
+        default="python",
+        help="the harness's language (default: python); only with --harness",
+    )
     parser.add_argument("--dir", default=".", metavar="DIR", help="where to write (default: the current directory)")
     parser.add_argument("--force", action="store_true", help="overwrite files that exist")
 
@@ -108,8 +126,13 @@ def _values(name: str, package: str, comment: str, indent: str) -> dict[str, str
     from ... import __version__
     from ..._contract.protocol import PROTOCOL_VERSION
 
-    return {"NAME": name, "PACKAGE": package, "SUITE_VERSION": __version__, "PROTOCOL": str(PROTOCOL_VERSION),
-            "AREAS": area_lines(comment, indent)}
+    return {
+        "NAME": name,
+        "PACKAGE": package,
+        "SUITE_VERSION": __version__,
+        "PROTOCOL": str(PROTOCOL_VERSION),
+        "AREAS": area_lines(comment, indent),
+    }
 
 
 def planned_files(args: argparse.Namespace) -> tuple[dict[Path, str], list[tuple[str, str]]]:
@@ -118,19 +141,27 @@ def planned_files(args: argparse.Namespace) -> tuple[dict[Path, str], list[tuple
     if args.python is not None:
         package = args.python
         values = _values(implementation_name(package), package, "#", "    ")
-        files = {where / package / "__init__.py": render("package_init.py.tmpl", values),
-                 where / package / "advisor_adapter.py": render("advisor_adapter.py.tmpl", values)}
+        files = {
+            where / package / "__init__.py": render("package_init.py.tmpl", values),
+            where / package / "advisor_adapter.py": render("advisor_adapter.py.tmpl", values),
+        }
         target = f"{package}.advisor_adapter"
         name = values["NAME"]
         steps = [
-            (f"python3 -m pytest --impl={target} -x",
-             "run the suite; each failure starts with the rules it breaks, [area.rule-name]"),
+            (
+                f"python3 -m pytest --impl={target} -x",
+                "run the suite; each failure starts with the rules it breaks, [area.rule-name]",
+            ),
             ("advisor-conformance where RULE-ID", "a rule: its statement, the spec sentence, its tests and code"),
             (f"python3 -m pytest --impl={target} --rule-summary", "the outcome of every rule at the end"),
-            (f"python3 -m pytest --impl={target} --snapshot-update -k test_rendered_request_matches_snapshot",
-             f"record your rendered requests in snapshots/{name}/ (commit them)"),
-            (f"advisor-conformance shape django_webhooks_partial_reads --impl {target}",
-             "the request your shape renders for a shipped transcript"),
+            (
+                f"python3 -m pytest --impl={target} --snapshot-update -k test_rendered_request_matches_snapshot",
+                f"record your rendered requests in snapshots/{name}/ (commit them)",
+            ),
+            (
+                f"advisor-conformance shape django_webhooks_partial_reads --impl {target}",
+                "the request your shape renders for a shipped transcript",
+            ),
         ]
         return files, steps
     harness = HARNESSES[args.language]
@@ -138,8 +169,10 @@ def planned_files(args: argparse.Namespace) -> tuple[dict[Path, str], list[tuple
     files = {where / harness.file: render(harness.template, values)}
     steps = [
         *([harness.build] if harness.build else []),
-        (f"python3 -m pytest --impl='cmd:{harness.command}' -x",
-         "run the suite; each failure starts with the rules it breaks, [area.rule-name]"),
+        (
+            f"python3 -m pytest --impl='cmd:{harness.command}' -x",
+            "run the suite; each failure starts with the rules it breaks, [area.rule-name]",
+        ),
         (f"advisor-conformance run --impl 'cmd:{harness.command}'", "the same, with the outcome of every rule"),
         ("advisor-conformance where RULE-ID", "a rule: its statement, the spec sentence, its tests and code"),
     ]
@@ -164,8 +197,10 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     existing = [path for path in files if path.exists()]
     if existing and not args.force:
         names = "\n".join(f"  {path}" for path in existing)
-        print(f"advisor-conformance init: these files exist, nothing was written (--force overwrites them):\n{names}",
-              file=sys.stderr)
+        print(
+            f"advisor-conformance init: these files exist, nothing was written (--force overwrites them):\n{names}",
+            file=sys.stderr,
+        )
         return 2
     for path, text in files.items():
         try:

@@ -33,10 +33,10 @@ explains the order) and marks the cells that got worse (▼) or better (▲).
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", nargs="+", metavar="RUN.json", help="a --rule-report file; one column each, in order")
-    parser.add_argument("-o", "--output", default="report.html", metavar="FILE",
-                        help="the HTML file to write (default: report.html)")
-    parser.add_argument("--compare", action="store_true",
-                        help="add the changes from the first run to each other run")
+    parser.add_argument(
+        "-o", "--output", default="report.html", metavar="FILE", help="the HTML file to write (default: report.html)"
+    )
+    parser.add_argument("--compare", action="store_true", help="add the changes from the first run to each other run")
     parser.add_argument("--title", help="the page's title (default: advisor-conformance: N rules × M runs)")
 
 
@@ -44,8 +44,9 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     from ..report import ReportInputError, build_page, load_run
 
     if args.compare and len(args.runs) < 2:
-        print("advisor-conformance report: --compare needs at least two runs (the first is the baseline)",
-              file=sys.stderr)
+        print(
+            "advisor-conformance report: --compare needs at least two runs (the first is the baseline)", file=sys.stderr
+        )
         return 2
     try:
         runs = [load_run(path) for path in args.runs]
@@ -60,6 +61,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         print(f"advisor-conformance report: {output}: cannot be written ({exc.strerror or exc})", file=sys.stderr)
         return 2
     rules = len({row["id"] for run_ in runs for row in run_.rules})
-    print(f"wrote {output}: {rules} rules × {len(runs)} run{'s' * (len(runs) != 1)}, "
-          f"{len(page.encode('utf-8')) / 1024:.0f} KiB")
+    print(
+        f"wrote {output}: {rules} rules × {len(runs)} run{'s' * (len(runs) != 1)}, "
+        f"{len(page.encode('utf-8')) / 1024:.0f} KiB"
+    )
     return 0

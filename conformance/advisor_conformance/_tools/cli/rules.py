@@ -22,8 +22,9 @@ some test of the suite carries the ID). With --markdown, the rules document (doc
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     form = parser.add_mutually_exclusive_group()
-    form.add_argument("--json", action="store_true", help="print JSON, with the catalogue version and whether each "
-                                                          "rule is tested")
+    form.add_argument(
+        "--json", action="store_true", help="print JSON, with the catalogue version and whether each rule is tested"
+    )
     form.add_argument("--markdown", action="store_true", help="print the rules document (every rule by area)")
 
 
@@ -37,12 +38,27 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
 
         tested = collect_rule_tests()
         partitions, mistakes = load_partitions(), load_mistakes()
-        rows = [{**rule.to_json(), "tested": rule.id in tested,
-                 "partition": [input_class.to_json() for input_class in partitions.get(rule.id, ())],
-                 "mistakes": [mistake.to_json() for mistake in mistakes.get(rule.id, ())]}
-                for rule in catalogue.rules.values()]
-        print(json.dumps({"suite": __version__, "catalogue": catalogue.version, "rules": rows,
-                          "retired": list(catalogue.retired)}, indent=1, ensure_ascii=False))
+        rows = [
+            {
+                **rule.to_json(),
+                "tested": rule.id in tested,
+                "partition": [input_class.to_json() for input_class in partitions.get(rule.id, ())],
+                "mistakes": [mistake.to_json() for mistake in mistakes.get(rule.id, ())],
+            }
+            for rule in catalogue.rules.values()
+        ]
+        print(
+            json.dumps(
+                {
+                    "suite": __version__,
+                    "catalogue": catalogue.version,
+                    "rules": rows,
+                    "retired": list(catalogue.retired),
+                },
+                indent=1,
+                ensure_ascii=False,
+            )
+        )
     elif args.markdown:
         sys.stdout.write(markdown(catalogue, __version__))
     else:

@@ -25,10 +25,14 @@ PASSES_EXTRA = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--impl", default=None, metavar="TARGET",
-                        help="implementation to test: 'package.module[:object]' naming a Python adapter, "
-                             "'cmd:COMMAND LINE' starting a harness, or 'reference'; default: "
-                             "$ADVISOR_CONFORMANCE_IMPL, else the reference")
+    parser.add_argument(
+        "--impl",
+        default=None,
+        metavar="TARGET",
+        help="implementation to test: 'package.module[:object]' naming a Python adapter, "
+        "'cmd:COMMAND LINE' starting a harness, or 'reference'; default: "
+        "$ADVISOR_CONFORMANCE_IMPL, else the reference",
+    )
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:

@@ -40,19 +40,34 @@ class ShapeInputError(Exception):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("transcript", metavar="TRANSCRIPT",
-                        help="a JSON file (a list of messages, or a fixture with 'input'), or a shipped transcript's "
-                             "name such as django_webhooks_partial_reads")
+    parser.add_argument(
+        "transcript",
+        metavar="TRANSCRIPT",
+        help="a JSON file (a list of messages, or a fixture with 'input'), or a shipped transcript's "
+        "name such as django_webhooks_partial_reads",
+    )
     parser.add_argument("--question", metavar="Q", help="the caller's question (replaces a fixture's)")
-    parser.add_argument("--file", action="append", default=None, metavar="PATH", dest="files",
-                        help="a file to send, read from disk (repeatable; replaces a fixture's files)")
-    parser.add_argument("--impl", default="reference", metavar="TARGET",
-                        help="'reference' (the default), 'package.module[:object]' (imported as `python -m` would, "
-                             "with the current directory on the path) or 'cmd:COMMAND LINE'")
-    parser.add_argument("--provider", choices=PROVIDERS,
-                        help="print the JSON body the implementation's encode makes for this provider")
-    parser.add_argument("--json", action="store_true",
-                        help="print JSON: the messages, or with --provider the whole HTTP request")
+    parser.add_argument(
+        "--file",
+        action="append",
+        default=None,
+        metavar="PATH",
+        dest="files",
+        help="a file to send, read from disk (repeatable; replaces a fixture's files)",
+    )
+    parser.add_argument(
+        "--impl",
+        default="reference",
+        metavar="TARGET",
+        help="'reference' (the default), 'package.module[:object]' (imported as `python -m` would, "
+        "with the current directory on the path) or 'cmd:COMMAND LINE'",
+    )
+    parser.add_argument(
+        "--provider", choices=PROVIDERS, help="print the JSON body the implementation's encode makes for this provider"
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="print JSON: the messages, or with --provider the whole HTTP request"
+    )
 
 
 def shipped_transcripts() -> dict[str, Path]:
@@ -71,8 +86,9 @@ def find_transcript(argument: str) -> Path:
     name = argument[:-5] if argument.endswith(".json") else argument
     if name in shipped and path.parent == Path("."):
         return shipped[name]
-    raise ShapeInputError(f"{argument}: no such file, and no shipped transcript of that name "
-                          f"(shipped: {', '.join(shipped)})")
+    raise ShapeInputError(
+        f"{argument}: no such file, and no shipped transcript of that name (shipped: {', '.join(shipped)})"
+    )
 
 
 def read_json(path: Path) -> Any:
@@ -86,8 +102,7 @@ def read_json(path: Path) -> Any:
         raise ShapeInputError(f"{path}: not JSON ({exc})") from None
 
 
-def load_params(path: Path, question: str | None, files: list[str] | None,
-                strings: dict[str, str]) -> dict[str, Any]:
+def load_params(path: Path, question: str | None, files: list[str] | None, strings: dict[str, str]) -> dict[str, Any]:
     """The params of the shape operation: the transcript file's, with the command line's question and files."""
     from ...vectors import VectorError, fill
 
@@ -102,8 +117,9 @@ def load_params(path: Path, question: str | None, files: list[str] | None,
     elif isinstance(data, dict) and "transcript" in data:
         params = dict(data)
     else:
-        raise ShapeInputError(f"{path}: neither a list of messages nor an object with 'transcript' or "
-                              f"'input.transcript'")
+        raise ShapeInputError(
+            f"{path}: neither a list of messages nor an object with 'transcript' or 'input.transcript'"
+        )
     if question is not None:
         params["question"] = question
     if files is not None:
@@ -133,8 +149,9 @@ def render_messages(messages: list[dict[str, str]]) -> str:
     blocks = []
     for index, message in enumerate(messages):
         content = message["content"]
-        header = (f"======== message {index + 1} of {len(messages)}: {message['role']} "
-                  f"({len(content)} characters) ========")
+        header = (
+            f"======== message {index + 1} of {len(messages)}: {message['role']} ({len(content)} characters) ========"
+        )
         blocks.append(f"{header}\n{content}\n" if content else f"{header}\n")
     return "\n".join(blocks)
 

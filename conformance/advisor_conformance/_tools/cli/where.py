@@ -73,8 +73,12 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     print(f"{found['id']}  ({level}{found['tag']}; area {found['area']})")
     print(f"  statement: {found['statement']}")
     print(f"  source:    {found['source']}")
-    for title, key in (("implemented at", "implemented_at"), ("tests", "tests"), ("golden vectors", "vectors"),
-                       ("snapshots", "snapshots")):
+    for title, key in (
+        ("implemented at", "implemented_at"),
+        ("tests", "tests"),
+        ("golden vectors", "vectors"),
+        ("snapshots", "snapshots"),
+    ):
         items = found[key]
         rerun = f"; rerun one with {RERUN}" if key == "tests" and items else ""
         print(f"  {title} ({len(items)}{rerun}):" if items else f"  {title}: none")

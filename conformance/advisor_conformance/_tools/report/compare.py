@@ -83,12 +83,23 @@ class Comparison:
         return {direction: len(changes) for direction, changes in self.by_direction(kind).items()}
 
     def to_json(self) -> dict[str, Any]:
-        return {"old": self.old.path, "new": self.new.path, "worse": self.worse, "notes": self.notes,
-                "rules": {"compared": self.compared_rules, "counts": self.counts("rule"),
-                          "changes": [change.to_json() for change in self.rules]},
-                "tests": {"compared": self.compared_tests, "counts": self.counts("test"),
-                          "changes": [change.to_json() for change in self.tests]},
-                "accept": self.accept}
+        return {
+            "old": self.old.path,
+            "new": self.new.path,
+            "worse": self.worse,
+            "notes": self.notes,
+            "rules": {
+                "compared": self.compared_rules,
+                "counts": self.counts("rule"),
+                "changes": [change.to_json() for change in self.rules],
+            },
+            "tests": {
+                "compared": self.compared_tests,
+                "counts": self.counts("test"),
+                "changes": [change.to_json() for change in self.tests],
+            },
+            "accept": self.accept,
+        }
 
 
 def _direction(old: str | None, new: str | None, rank: dict[str, int]) -> str | None:
@@ -114,7 +125,9 @@ def _reviewed_only(run: Run) -> set[str]:
     for test in run.tests:
         if test["outcome"] in ("passed", "skipped"):
             continue
-        (review if test["outcome"] in REVIEW_OUTCOMES else other).update(clean_text(rule) for rule in test.get("rules", []))
+        (review if test["outcome"] in REVIEW_OUTCOMES else other).update(
+            clean_text(rule) for rule in test.get("rules", [])
+        )
     return review - other
 
 
@@ -149,14 +162,19 @@ def compare_runs(old: Run, new: Run) -> Comparison:
         if direction:
             shown = after if after is not None else before  # the new run's test, else the old one's
             assert shown is not None
-            result.tests.append(Change("test", clean_text(shown["nodeid"]), was, now, direction,
-                                       clean_text(shown.get("message", ""))))
+            result.tests.append(
+                Change("test", clean_text(shown["nodeid"]), was, now, direction, clean_text(shown.get("message", "")))
+            )
     if old.suite.get("version") != new.suite.get("version"):
-        result.notes.append(f"the runs used different suite versions ({old.suite.get('version')} and "
-                            f"{new.suite.get('version')}): tests may have been added, removed or changed")
+        result.notes.append(
+            f"the runs used different suite versions ({old.suite.get('version')} and "
+            f"{new.suite.get('version')}): tests may have been added, removed or changed"
+        )
     if old.catalogue != new.catalogue:
-        result.notes.append(f"the runs used different rule catalogues ({old.catalogue or '?'} and "
-                            f"{new.catalogue or '?'}): rules may have been added or reworded")
+        result.notes.append(
+            f"the runs used different rule catalogues ({old.catalogue or '?'} and "
+            f"{new.catalogue or '?'}): rules may have been added or reworded"
+        )
     return result
 
 
@@ -176,8 +194,10 @@ def render_text(comparison: Comparison, *, limit: int | None = 50) -> str:
     """
     lines = [f"old: {comparison.old.describe()}", f"new: {comparison.new.describe()}"]
     lines += [f"note: {note}" for note in comparison.notes]
-    for kind, changes, compared in (("rule", comparison.rules, comparison.compared_rules),
-                                    ("test", comparison.tests, comparison.compared_tests)):
+    for kind, changes, compared in (
+        ("rule", comparison.rules, comparison.compared_rules),
+        ("test", comparison.tests, comparison.compared_tests),
+    ):
         counts = comparison.counts(kind)
         summary = ", ".join(f"{counts[direction]} {direction}" for direction in DIRECTIONS)
         lines.append("")
@@ -197,12 +217,16 @@ def render_text(comparison: Comparison, *, limit: int | None = 50) -> str:
     reviews = comparison.counts("test")["review"]
     if reviews:
         lines.append("")
-        lines.append(f"snapshots to review: {reviews} (a changed prompt is not a worse rule; the run fails until it is "
-                     "accepted)" + (f"; accept them with: {comparison.accept}" if comparison.accept else ""))
+        lines.append(
+            f"snapshots to review: {reviews} (a changed prompt is not a worse rule; the run fails until it is "
+            "accepted)" + (f"; accept them with: {comparison.accept}" if comparison.accept else "")
+        )
     lines.append("")
     if comparison.worse:
-        lines.append(f"worse: {worse_rules} rule{'s' * (worse_rules != 1)} and {worse_tests} "
-                     f"test{'s' * (worse_tests != 1)} got worse")
+        lines.append(
+            f"worse: {worse_rules} rule{'s' * (worse_rules != 1)} and {worse_tests} "
+            f"test{'s' * (worse_tests != 1)} got worse"
+        )
     else:
         lines.append("nothing got worse")
     return "\n".join(lines) + "\n"

@@ -90,8 +90,15 @@ class _Rule:
     known: bool = True
 
     def to_json(self, area_title: str) -> dict[str, Any]:
-        out = {"area": self.area, "areaTitle": area_title, "level": self.level, "tag": self.tag,
-               "statement": self.statement, "source": self.source, "known": self.known}
+        out = {
+            "area": self.area,
+            "areaTitle": area_title,
+            "level": self.level,
+            "tag": self.tag,
+            "statement": self.statement,
+            "source": self.source,
+            "known": self.known,
+        }
         if self.why:
             out["why"] = self.why
         return out
@@ -107,12 +114,14 @@ def _matrix_rules(runs: list[Run], catalogue: Catalogue) -> tuple[list[tuple[str
                 continue
             known = catalogue.rules.get(rule_id)
             if known is not None:
-                seen[rule_id] = _Rule(known.id, known.area, known.level, known.tag, known.statement, known.source,
-                                      known.why)
+                seen[rule_id] = _Rule(
+                    known.id, known.area, known.level, known.tag, known.statement, known.source, known.why
+                )
             else:
                 area = clean_text(row.get("area") or rule_id.split(".", 1)[0])
-                seen[rule_id] = _Rule(rule_id, area, clean_text(row.get("level") or "?"),
-                                      clean_text(row.get("tag") or "?"), known=False)
+                seen[rule_id] = _Rule(
+                    rule_id, area, clean_text(row.get("level") or "?"), clean_text(row.get("tag") or "?"), known=False
+                )
     order = {rule_id: index for index, rule_id in enumerate(catalogue.rules)}
     areas = list(catalogue.areas)
     for rule in seen.values():
@@ -157,8 +166,10 @@ def _cap_messages(messages: list[str]) -> tuple[list[str], int]:
     out = []
     for message in messages:
         if len(message) > limit:
-            message = (f"{message[:limit]}\n… [cut: the page keeps {limit:,} of {len(message):,} characters; "
-                       "the JSON report has more]")
+            message = (
+                f"{message[:limit]}\n… [cut: the page keeps {limit:,} of {len(message):,} characters; "
+                "the JSON report has more]"
+            )
         out.append(message)
     return out, limit
 
@@ -166,8 +177,10 @@ def _cap_messages(messages: list[str]) -> tuple[list[str], int]:
 def _cell_tests(run: Run, nodes: _Strings, messages: _Strings) -> dict[str, list[list[Any]]]:
     """Per rule, the tests of ``run`` that did not pass: [node index, outcome, message index or -1]."""
     by_rule: dict[str, list[list[Any]]] = {}
-    tests = sorted((test for test in run.tests if test["outcome"] != "passed"),
-                   key=lambda test: (_TEST_ORDER[test["outcome"]], test["nodeid"]))
+    tests = sorted(
+        (test for test in run.tests if test["outcome"] != "passed"),
+        key=lambda test: (_TEST_ORDER[test["outcome"]], test["nodeid"]),
+    )
     for test in tests:
         message = clean_text(test.get("message", ""))
         node, text = nodes.add(clean_text(test["nodeid"])), messages.add(message) if message else -1
@@ -190,8 +203,9 @@ def _counts(row: dict[str, Any] | None) -> list[int]:
     """A rule row's test counts (:data:`COUNT_KEYS`; 0 where a report lacks one)."""
     if row is None:
         return []
-    return [value if isinstance(value := row.get(key), int) and not isinstance(value, bool) else 0
-            for key in COUNT_KEYS]
+    return [
+        value if isinstance(value := row.get(key), int) and not isinstance(value, bool) else 0 for key in COUNT_KEYS
+    ]
 
 
 def _cell_text(outcome: str, counts: list[int]) -> str:
@@ -212,11 +226,20 @@ def _cell_label(rule_id: str, index: int, run: Run, outcome: str, counts: list[i
     label = f"{rule_id} in #{index + 1} {run.name}: {OUTCOMES[outcome][1]}"
     if counts and counts[0]:
         tests, passed, failed, warned, xfailed, skipped, elsewhere, changed, unrecorded = counts
-        parts = [f"{n} {what}" for n, what in ((failed, "failed"), (warned, "warned"), (xfailed, "xfailed"),
-                                                (passed, "passed"), (skipped, "skipped"),
-                                                (elsewhere, "failed on another rule first"),
-                                                (changed, "snapshot changed"), (unrecorded, "snapshot not recorded"))
-                 if n]
+        parts = [
+            f"{n} {what}"
+            for n, what in (
+                (failed, "failed"),
+                (warned, "warned"),
+                (xfailed, "xfailed"),
+                (passed, "passed"),
+                (skipped, "skipped"),
+                (elsewhere, "failed on another rule first"),
+                (changed, "snapshot changed"),
+                (unrecorded, "snapshot not recorded"),
+            )
+            if n
+        ]
         label += f" ({tests} test{'s' * (tests != 1)}: {', '.join(parts)})"
     if change:
         label += f", {change} than in #1"
@@ -227,13 +250,18 @@ def _run_json(run: Run) -> dict[str, Any]:
     impl = run.implementation
     meta = run.meta
     return {
-        "name": run.name, "file": PurePath(run.path).name, "path": clean_text(run.path), "target": run.target,
-        "started": run.started, "duration": meta.get("duration_s"), "arguments": [clean_text(arg) for arg in
-                                                                                 meta.get("arguments", []) or []],
+        "name": run.name,
+        "file": PurePath(run.path).name,
+        "path": clean_text(run.path),
+        "target": run.target,
+        "started": run.started,
+        "duration": meta.get("duration_s"),
+        "arguments": [clean_text(arg) for arg in meta.get("arguments", []) or []],
         "strict": bool(meta.get("strict_should")),
         "suite": {key: clean_text(value) for key, value in run.suite.items()},
-        "implementation": {key: impl[key] for key in ("name", "version", "language", "protocol", "areas", "options")
-                           if key in impl},
+        "implementation": {
+            key: impl[key] for key in ("name", "version", "language", "protocol", "areas", "options") if key in impl
+        },
         "tests": (run.data.get("counts") or {}).get("tests", {}),
     }
 
@@ -244,20 +272,26 @@ _DIRECTION_ORDER = ("worse", "better", "review", "changed", "appeared", "disappe
 
 
 def _changes_html(comparisons: list[Comparison], runs: list[Run]) -> str:
-    parts = ['<section id="changes" class="changes"><h2>Changes from run #1</h2>',
-             '<p class="note">Order, worst first: failed &lt; warning &lt; xfailed &lt; skipped = no tests &lt; '
-             'passed (tests: failed &lt; warned &lt; xfailed &lt; skipped &lt; passed). A new failing rule or test '
-             'counts as worse; one that disappeared does not. <code>advisor-conformance compare OLD NEW</code> '
-             f'prints the same (every test; here the first {CHANGED_TESTS_SHOWN} of each pair) and exits 1 when '
-             'something got worse.</p>']
+    parts = [
+        '<section id="changes" class="changes"><h2>Changes from run #1</h2>',
+        '<p class="note">Order, worst first: failed &lt; warning &lt; xfailed &lt; skipped = no tests &lt; '
+        "passed (tests: failed &lt; warned &lt; xfailed &lt; skipped &lt; passed). A new failing rule or test "
+        "counts as worse; one that disappeared does not. <code>advisor-conformance compare OLD NEW</code> "
+        f"prints the same (every test; here the first {CHANGED_TESTS_SHOWN} of each pair) and exits 1 when "
+        "something got worse.</p>",
+    ]
     for index, comparison in enumerate(comparisons, start=1):
-        parts.append(f'<section class="pair {"worse" if comparison.worse else "ok"}" data-pair="{index}">'
-                     f'<h3>#1 {_e(runs[0].name)} → #{index + 1} {_e(runs[index].name)}</h3>')
+        parts.append(
+            f'<section class="pair {"worse" if comparison.worse else "ok"}" data-pair="{index}">'
+            f"<h3>#1 {_e(runs[0].name)} → #{index + 1} {_e(runs[index].name)}</h3>"
+        )
         summary = []
         for kind in ("rule", "test"):
             counts = {direction: n for direction, n in comparison.counts(kind).items() if n}
-            summary.append(f"{kind}s: " + (", ".join(f"{n} {direction}" for direction, n in counts.items())
-                                           if counts else "no change"))
+            summary.append(
+                f"{kind}s: "
+                + (", ".join(f"{n} {direction}" for direction, n in counts.items()) if counts else "no change")
+            )
         parts.append(f'<p class="summary">{_e("; ".join(summary))}</p>')
         parts += [f'<p class="note">{_e(note)}</p>' for note in comparison.notes]
         for kind, changes in (("rule", comparison.rules), ("test", comparison.tests)):
@@ -265,25 +299,37 @@ def _changes_html(comparisons: list[Comparison], runs: list[Run]) -> str:
                 continue
             ordered = sorted(changes, key=lambda change: _DIRECTION_ORDER.index(change.direction))
             shown = ordered if kind == "rule" else ordered[:CHANGED_TESTS_SHOWN]
-            parts.append(f'<table class="diff"><thead><tr><th scope="col">{kind}</th><th scope="col">#1</th>'
-                         f'<th scope="col">#{index + 1}</th><th scope="col">change</th>'
-                         + ('<th scope="col">message</th>' if kind == "test" else "") + "</tr></thead><tbody>")
+            parts.append(
+                f'<table class="diff"><thead><tr><th scope="col">{kind}</th><th scope="col">#1</th>'
+                f'<th scope="col">#{index + 1}</th><th scope="col">change</th>'
+                + ('<th scope="col">message</th>' if kind == "test" else "")
+                + "</tr></thead><tbody>"
+            )
             for change in shown:
-                name = (f'<a href="#r-{_e(change.id)}"><code>{_e(change.id)}</code></a>' if kind == "rule"
-                        else f"<code>{_e(change.id)}</code>")
-                row = (f'<tr class="d-{change.direction}"><td>{name}</td><td>{_e(change.old or "absent")}</td>'
-                       f'<td>{_e(change.new or "absent")}</td><td class="dir">{change.direction}</td>')
+                name = (
+                    f'<a href="#r-{_e(change.id)}"><code>{_e(change.id)}</code></a>'
+                    if kind == "rule"
+                    else f"<code>{_e(change.id)}</code>"
+                )
+                row = (
+                    f'<tr class="d-{change.direction}"><td>{name}</td><td>{_e(change.old or "absent")}</td>'
+                    f'<td>{_e(change.new or "absent")}</td><td class="dir">{change.direction}</td>'
+                )
                 if kind == "test":
                     bad = change.new not in ("passed", None)
                     row += f"<td>{_e(change.message.strip().split(chr(10), 1)[0][:120] if bad else '')}</td>"
                 parts.append(row + "</tr>")
             if len(shown) < len(ordered):
-                parts.append(f'<tr><td colspan="5">… and {len(ordered) - len(shown)} more tests: '
-                             "<code>advisor-conformance compare</code> lists them all</td></tr>")
+                parts.append(
+                    f'<tr><td colspan="5">… and {len(ordered) - len(shown)} more tests: '
+                    "<code>advisor-conformance compare</code> lists them all</td></tr>"
+                )
             parts.append("</tbody></table>")
         if comparison.accept and comparison.counts("test")["review"]:
-            parts.append(f'<p class="note">Snapshots to review (a changed prompt, not a worse rule); accept them '
-                         f'with <code>{_e(comparison.accept)}</code></p>')
+            parts.append(
+                f'<p class="note">Snapshots to review (a changed prompt, not a worse rule); accept them '
+                f"with <code>{_e(comparison.accept)}</code></p>"
+            )
         parts.append("</section>")
     parts.append("</section>")
     return "".join(parts)
@@ -297,31 +343,39 @@ def _reviews_html(runs: list[Run]) -> str:
         listed = [(outcome, nodeid) for outcome in REVIEW_OUTCOMES for nodeid in reviews[outcome]]
         if not listed:
             continue
-        items = "".join(f'<li><span class="badge {_css_class(outcome)}">{_e(outcome)}</span> <code>{_e(nodeid)}</code>'
-                        "</li>" for outcome, nodeid in listed)
-        accept = (f'<p>Accept them (after review): <code>{_e(reviews["accept"])}</code></p>'
-                  if reviews.get("accept") else "")
-        parts.append(f'<section class="pair" data-reviews="{index}"><h3>#{index + 1} {_e(run.name)}: {len(listed)} '
-                     f'snapshot{"s" * (len(listed) != 1)} to review</h3><ul>{items}</ul>{accept}</section>')
+        items = "".join(
+            f'<li><span class="badge {_css_class(outcome)}">{_e(outcome)}</span> <code>{_e(nodeid)}</code></li>'
+            for outcome, nodeid in listed
+        )
+        accept = (
+            f"<p>Accept them (after review): <code>{_e(reviews['accept'])}</code></p>" if reviews.get("accept") else ""
+        )
+        parts.append(
+            f'<section class="pair" data-reviews="{index}"><h3>#{index + 1} {_e(run.name)}: {len(listed)} '
+            f"snapshot{'s' * (len(listed) != 1)} to review</h3><ul>{items}</ul>{accept}</section>"
+        )
     if not parts:
         return ""
-    return ('<section id="reviews" class="changes"><h2>Snapshots to review</h2><p class="note">A snapshot that '
-            "changed, or was never recorded, is a review item, not a rule failure: no rule is marked failed for it. "
-            "The run fails until it is accepted (or the implementation mended).</p>" + "".join(parts) + "</section>")
+    return (
+        '<section id="reviews" class="changes"><h2>Snapshots to review</h2><p class="note">A snapshot that '
+        "changed, or was never recorded, is a review item, not a rule failure: no rule is marked failed for it. "
+        "The run fails until it is accepted (or the implementation mended).</p>" + "".join(parts) + "</section>"
+    )
 
 
 def _run_header(index: int, run: Run) -> str:
     """The column head of a run: its number, implementation, target, date, file, and tests run."""
     duration = run.meta.get("duration_s")
-    tests = sum((run.data.get("counts") or {}).get("tests", {}).values()) if run.data.get("counts") else \
-        len(run.tests)
+    tests = sum((run.data.get("counts") or {}).get("tests", {}).values()) if run.data.get("counts") else len(run.tests)
     detail = [run.target, _when(run.started) if run.started else "", PurePath(run.path).name]
     sub = "".join(f'<span class="sub">{_e(text)}</span>' for text in detail if text)
     extra = f"{tests} tests" + (f" in {duration:.0f} s" if isinstance(duration, int | float) else "")
-    return (f'<th scope="col" class="run" data-run="{index}"><button type="button" class="runinfo" '
-            f'data-run-info="{index}" title="{_e(run.describe())}"><span class="num">#{index + 1}</span> '
-            f'<span class="impl">{_e(run.name)}</span></button>{sub}<span class="sub">{_e(extra)}</span>'
-            "</th>")
+    return (
+        f'<th scope="col" class="run" data-run="{index}"><button type="button" class="runinfo" '
+        f'data-run-info="{index}" title="{_e(run.describe())}"><span class="num">#{index + 1}</span> '
+        f'<span class="impl">{_e(run.name)}</span></button>{sub}<span class="sub">{_e(extra)}</span>'
+        "</th>"
+    )
 
 
 def _run_totals(index: int, groups: list[tuple[str, str, list[_Rule]]], present: dict[str, Any]) -> str:
@@ -331,10 +385,13 @@ def _run_totals(index: int, groups: list[tuple[str, str, list[_Rule]]], present:
         for rule in members:
             outcome = present[rule.id]["outcome"] if rule.id in present else "absent"
             tally[outcome] = tally.get(outcome, 0) + 1
-    spans = "".join(f'<span class="t {_css_class(outcome)}" title="{_e(label)}">'
-                    f'<span aria-hidden="true">{symbol}</span> {tally[outcome]}'
-                    f'<span class="sr"> {_e(label)}</span></span>'
-                    for outcome, (symbol, label) in OUTCOMES.items() if tally.get(outcome))
+    spans = "".join(
+        f'<span class="t {_css_class(outcome)}" title="{_e(label)}">'
+        f'<span aria-hidden="true">{symbol}</span> {tally[outcome]}'
+        f'<span class="sr"> {_e(label)}</span></span>'
+        for outcome, (symbol, label) in OUTCOMES.items()
+        if tally.get(outcome)
+    )
     return f'<td class="total" data-run="{index}" data-total="{sum(tally.values())}">{spans}</td>'
 
 
@@ -349,18 +406,22 @@ def _rule_row(rule: _Rule, runs: list[Run], rows_of: list[dict[str, Any]], chang
         counts = _counts(rows_of[i].get(rule.id))
         change = change_of[i].get(rule.id, "")
         change = change if change in ("worse", "better") else ""
-        mark = {"worse": '<span class="chg">▼</span>',
-                "better": '<span class="chg">▲</span>'}.get(change, "")
+        mark = {"worse": '<span class="chg">▼</span>', "better": '<span class="chg">▲</span>'}.get(change, "")
         label = _cell_label(rule.id, i, runs[i], outcome, counts, change)
-        cells.append(f'<td class="cell {_css_class(outcome)}{" " + change if change else ""}" '
-                     f'data-outcome="{outcome}" data-run="{i}"><button aria-label="{_e(label)}">'
-                     f'<span class="sym">{OUTCOMES[outcome][0]}</span>'
-                     f'<span class="n">{_cell_text(outcome, counts)}</span>{mark}</button></td>')
-    return (f'<tr id="r-{_e(rule.id)}" data-rule="{_e(rule.id)}" data-level="{_e(rule.level)}" '
-            f'data-all-passed="{"1" if passed else "0"}"{row_class}>'
-            f'<th scope="row" class="rule"><code>{_e(rule.id)}</code>{unknown}</th>'
-            f'<td class="lvl lvl-{_e(rule.level)}">{_e(rule.level)}</td><td class="tag">{_e(rule.tag)}</td>'
-            + "".join(cells) + f'<td class="stmt">{_e(rule.statement)}</td></tr>')
+        cells.append(
+            f'<td class="cell {_css_class(outcome)}{" " + change if change else ""}" '
+            f'data-outcome="{outcome}" data-run="{i}"><button aria-label="{_e(label)}">'
+            f'<span class="sym">{OUTCOMES[outcome][0]}</span>'
+            f'<span class="n">{_cell_text(outcome, counts)}</span>{mark}</button></td>'
+        )
+    return (
+        f'<tr id="r-{_e(rule.id)}" data-rule="{_e(rule.id)}" data-level="{_e(rule.level)}" '
+        f'data-all-passed="{"1" if passed else "0"}"{row_class}>'
+        f'<th scope="row" class="rule"><code>{_e(rule.id)}</code>{unknown}</th>'
+        f'<td class="lvl lvl-{_e(rule.level)}">{_e(rule.level)}</td><td class="tag">{_e(rule.tag)}</td>'
+        + "".join(cells)
+        + f'<td class="stmt">{_e(rule.statement)}</td></tr>'
+    )
 
 
 def _notes(runs: list[Run], catalogue: Catalogue, limit: int) -> list[str]:
@@ -368,22 +429,29 @@ def _notes(runs: list[Run], catalogue: Catalogue, limit: int) -> list[str]:
     catalogues = sorted({run.catalogue for run in runs if run.catalogue} - {catalogue.version})
     notes = []
     if catalogues:
-        notes.append(f"Some runs used another rule catalogue ({', '.join(catalogues)}) than the installed one "
-                     f"({catalogue.version}): statements are the installed ones; rules it lacks are marked unknown.")
+        notes.append(
+            f"Some runs used another rule catalogue ({', '.join(catalogues)}) than the installed one "
+            f"({catalogue.version}): statements are the installed ones; rules it lacks are marked unknown."
+        )
     notes.append(f"Each test's message is cut at {limit:,} characters here; the JSON reports keep them whole.")
     return notes
 
 
-def build_page(runs: list[Run], *, catalogue: Catalogue | None = None, compare: bool = False,
-               title: str | None = None, generated: datetime | None = None) -> str:
+def build_page(
+    runs: list[Run],
+    *,
+    catalogue: Catalogue | None = None,
+    compare: bool = False,
+    title: str | None = None,
+    generated: datetime | None = None,
+) -> str:
     """The HTML page of ``runs`` (one column each, in order); with ``compare``, changes from the first run."""
     if not runs:
         raise ValueError("a report needs at least one run")
     catalogue = catalogue or load_catalogue()
     groups, rule_count = _matrix_rules(runs, catalogue)
     comparisons = [compare_runs(runs[0], run) for run in runs[1:]] if compare else []
-    change_of: list[dict[str, str]] = [{}] + [{change.id: change.direction for change in c.rules}
-                                              for c in comparisons]
+    change_of: list[dict[str, str]] = [{}] + [{change.id: change.direction for change in c.rules} for c in comparisons]
     change_of += [{}] * (len(runs) - len(change_of))  # without compare, no cell is marked
     nodes, messages = _Strings(), _Strings()
     cell_tests = [_cell_tests(run, nodes, messages) for run in runs]
@@ -391,23 +459,32 @@ def build_page(runs: list[Run], *, catalogue: Catalogue | None = None, compare: 
     rows_of = [{clean_text(row["id"]): row for row in run.rules} for run in runs]
 
     columns = 3 + len(runs) + 1
-    head = ['<tr><th scope="col" class="rule">Rule</th><th scope="col" class="lvl">Level</th>'
-            '<th scope="col" class="tag">Tag</th>', *(_run_header(i, run) for i, run in enumerate(runs)),
-            '<th scope="col" class="stmt">Statement</th></tr>']
-    totals = ['<tr class="totals"><th scope="row" colspan="3">Rules by outcome</th>',
-              *(_run_totals(i, groups, rows_of[i]) for i in range(len(runs))), '<td class="stmt"></td></tr>']
+    head = [
+        '<tr><th scope="col" class="rule">Rule</th><th scope="col" class="lvl">Level</th>'
+        '<th scope="col" class="tag">Tag</th>',
+        *(_run_header(i, run) for i, run in enumerate(runs)),
+        '<th scope="col" class="stmt">Statement</th></tr>',
+    ]
+    totals = [
+        '<tr class="totals"><th scope="row" colspan="3">Rules by outcome</th>',
+        *(_run_totals(i, groups, rows_of[i]) for i in range(len(runs))),
+        '<td class="stmt"></td></tr>',
+    ]
     body = []
     for area, area_title, members in groups:
-        body.append(f'<tbody data-area="{_e(area)}"><tr class="area"><th scope="rowgroup" colspan="{columns}">'
-                    f'{_e(area_title)} <span class="areaid">{_e(area)} · {len(members)} '
-                    f'rule{"s" * (len(members) != 1)}</span></th></tr>')
+        body.append(
+            f'<tbody data-area="{_e(area)}"><tr class="area"><th scope="rowgroup" colspan="{columns}">'
+            f'{_e(area_title)} <span class="areaid">{_e(area)} · {len(members)} '
+            f"rule{'s' * (len(members) != 1)}</span></th></tr>"
+        )
         body += [_rule_row(rule, runs, rows_of, change_of) for rule in members]
         body.append("</tbody>")
 
     area_options = "".join(f'<option value="{_e(area)}">{_e(area_title)}</option>' for area, area_title, _ in groups)
-    legend = "".join(f'<li><span class="swatch {_css_class(outcome)}" aria-hidden="true">{symbol}</span> '
-                     f'{_e(label)}</li>'
-                     for outcome, (symbol, label) in OUTCOMES.items())
+    legend = "".join(
+        f'<li><span class="swatch {_css_class(outcome)}" aria-hidden="true">{symbol}</span> {_e(label)}</li>'
+        for outcome, (symbol, label) in OUTCOMES.items()
+    )
     data = {
         "catalogue": catalogue.version,
         "limit": limit,
@@ -427,9 +504,11 @@ def build_page(runs: list[Run], *, catalogue: Catalogue | None = None, compare: 
         "CSS": _asset("page.css"),
         "JS": _asset("page.js"),
         "DATA": script_json(data),
-        "GENERATED": _e(f"Built {generated.strftime('%Y-%m-%d %H:%M UTC')} by advisor-conformance {__version__}; "
-                        f"installed catalogue {catalogue.version}."),
-        "NOTES": "".join(f"<p class=\"note\">{_e(note)}</p>" for note in _notes(runs, catalogue, limit)),
+        "GENERATED": _e(
+            f"Built {generated.strftime('%Y-%m-%d %H:%M UTC')} by advisor-conformance {__version__}; "
+            f"installed catalogue {catalogue.version}."
+        ),
+        "NOTES": "".join(f'<p class="note">{_e(note)}</p>' for note in _notes(runs, catalogue, limit)),
         "AREAS": area_options,
         "LEGEND": legend,
         "HEAD": "".join(head) + "".join(totals),

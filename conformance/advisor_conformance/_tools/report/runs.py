@@ -143,8 +143,10 @@ class Run:
     def reviews(self) -> dict[str, Any]:
         """The snapshots to review: node IDs by outcome (``changed``, ``not recorded``), and the command that
         accepts them (``accept``) when the report names one."""
-        out: dict[str, Any] = {outcome: [clean_text(test["nodeid"]) for test in self.tests
-                                         if test["outcome"] == outcome] for outcome in REVIEW_OUTCOMES}
+        out: dict[str, Any] = {
+            outcome: [clean_text(test["nodeid"]) for test in self.tests if test["outcome"] == outcome]
+            for outcome in REVIEW_OUTCOMES
+        }
         recorded = self.data.get("snapshots")
         if isinstance(recorded, dict) and isinstance(recorded.get("accept"), str):
             out["accept"] = clean_text(recorded["accept"])
@@ -170,35 +172,40 @@ def load_run(path: str | Path) -> Run:
 def parse_run(data: Any, path: str = "<report>") -> Run:
     """Check the decoded report ``data``; raises :class:`ReportInputError` naming ``path`` and the defect."""
     if not isinstance(data, dict) or "format" not in data:
-        raise ReportInputError(path, "is not a rule report of advisor-conformance (no \"format\"; write one with "
-                                     "--rule-report FILE)")
+        raise ReportInputError(
+            path, 'is not a rule report of advisor-conformance (no "format"; write one with --rule-report FILE)'
+        )
     if data["format"] != REPORT_FORMAT:
-        raise ReportInputError(path, f"has report format {data['format']!r}; this version reads format "
-                                     f"{REPORT_FORMAT}")
+        raise ReportInputError(path, f"has report format {data['format']!r}; this version reads format {REPORT_FORMAT}")
     rules = data.get("rules")
     if not isinstance(rules, list):
-        raise ReportInputError(path, "has no \"rules\" list")
+        raise ReportInputError(path, 'has no "rules" list')
     seen: set[str] = set()
     for index, row in enumerate(rules):
         where = f"rules[{index}]"
         if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not row["id"]:
-            raise ReportInputError(path, f"{where} has no rule \"id\"")
+            raise ReportInputError(path, f'{where} has no rule "id"')
         if row.get("outcome") not in RULE_OUTCOMES:
-            raise ReportInputError(path, f"{where} ({row['id']}) has the outcome {row.get('outcome')!r}, not one of "
-                                         f"{', '.join(RULE_OUTCOMES)}")
+            raise ReportInputError(
+                path,
+                f"{where} ({row['id']}) has the outcome {row.get('outcome')!r}, not one of {', '.join(RULE_OUTCOMES)}",
+            )
         if row["id"] in seen:
             raise ReportInputError(path, f"{where}: rule {row['id']} appears twice")
         seen.add(row["id"])
     tests = data.get("tests", [])
     if not isinstance(tests, list):
-        raise ReportInputError(path, "has a \"tests\" entry that is not a list")
+        raise ReportInputError(path, 'has a "tests" entry that is not a list')
     for index, test in enumerate(tests):
         where = f"tests[{index}]"
         if not isinstance(test, dict) or not isinstance(test.get("nodeid"), str):
-            raise ReportInputError(path, f"{where} has no \"nodeid\"")
+            raise ReportInputError(path, f'{where} has no "nodeid"')
         if test.get("outcome") not in TEST_OUTCOMES:
-            raise ReportInputError(path, f"{where} ({test['nodeid']}) has the outcome {test.get('outcome')!r}, not "
-                                         f"one of {', '.join(TEST_OUTCOMES)}")
+            raise ReportInputError(
+                path,
+                f"{where} ({test['nodeid']}) has the outcome {test.get('outcome')!r}, not "
+                f"one of {', '.join(TEST_OUTCOMES)}",
+            )
         if not isinstance(test.get("rules", []), list):
-            raise ReportInputError(path, f"{where} ({test['nodeid']}) has \"rules\" that are not a list")
+            raise ReportInputError(path, f'{where} ({test["nodeid"]}) has "rules" that are not a list')
     return Run(path, data)
