@@ -32,9 +32,8 @@ CONFIG_FILES = {
     "setup.cfg": ("setup.cfg", f"[tool:pytest]\nconformance_impl = {TARGET}\n"),
 }
 WAYS = [*CONFIG_FILES, "environment", "flag", "run"]
-#: Run in the default suite (the rest is slow): the layout of the issue with the ini key and with the environment
-#: variable through `advisor-conformance run`, and the flag outside.
-QUICK = {("inside", "pyproject"), ("inside", "run"), ("outside", "flag")}
+#: Run in the default suite (the rest is slow, and CI runs both): the layout of the issue with the ini key, a plain run.
+QUICK = {("inside", "pyproject")}
 
 
 @pytest.fixture(scope="module")

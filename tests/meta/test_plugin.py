@@ -92,7 +92,7 @@ def test_bad_targets_are_usage_errors(elsewhere, target, message):
 
 def test_marker_expression_selects_one_rules_tests():
     """`-m 'rule(id="...")'` selects exactly the tests that carry that rule."""
-    run = run_pytest("--co", "-q", "-m", 'rule(id="elision.marker-format")')
+    run = run_pytest(SUITE, "--co", "-q", "-m", 'rule(id="elision.marker-format")')
     collected = run.report["collected"]
     selected = set(collected["elision.marker-format"])
     assert len(selected) >= 3, run.stdout
