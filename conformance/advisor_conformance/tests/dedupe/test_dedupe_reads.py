@@ -79,6 +79,25 @@ def test_partial_reads_do_not_dedupe(impl, strings, fields):
 
 
 @pytest.mark.rule(id="dedupe.full-read-definition")
+@pytest.mark.parametrize("absent", ["left-out", "null"])
+@pytest.mark.parametrize("field", ["start_line", "end_line", "total_lines"])
+@pytest.mark.parametrize("data", [b"x = 1\n", CONTENT], ids=["one-line", "several-lines"])
+def test_read_without_a_line_field_is_not_full(impl, strings, data, field, absent):
+    """A read whose start_line, end_line or total_lines is left out or null is not full, whatever the file's length."""
+    # Decoded as the origin does, the field reads as 0 and the read is not from line 1 to a last line above 0;
+    # decoded strictly, it is no read object at all: either way the file is sent. A port that takes a missing
+    # start as line 1 or a missing end as the last line dedupes it.
+    read = json.loads(oracle.read_result(PATH, data))
+    if absent == "null":
+        read[field] = None
+    else:
+        del read[field]
+    message = {"role": "tool", "name": "read", "tool_call_id": "call_r", "content": json.dumps(read)}
+    request = params(_transcript(message), files=[file_param(PATH, data)])
+    _assert_sent(impl, strings, request, "dedupe.full-read-definition", data=data)
+
+
+@pytest.mark.rule(id="dedupe.full-read-definition")
 @pytest.mark.parametrize("where", ["inside-a-line", "output-end", "output-start"])
 def test_line_truncated_output_does_not_dedupe(impl, strings, where):
     """A read whose output holds the declared line-truncation marker, wherever it stands, is not full."""
