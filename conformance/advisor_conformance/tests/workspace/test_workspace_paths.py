@@ -19,13 +19,14 @@ from advisor_conformance.workspace import workspace
 from .reads import RUNTIME, SOURCE, SPEC, _refused, _run_within, check_loaded, loaded
 
 LONG_NAME = "n" * 1000  # longer than any file system's limit on one name (255 bytes on Linux and macOS)
+LONG_PATH = "a/" * 2100 + "x.go"  # every name short, the whole longer than one system call takes (4096 bytes on Linux)
 
 
 # -- paths that can name no file ------------------------------------------------------------------------------------
 
 NO_FILE = [
     ([""], True), (["src/main.go", ""], True), (["src/\x00main.go"], True), (["src/\ud800.go"], True),
-    ([f"src/{LONG_NAME}.go"], True), (["no-such-file-advisor.txt"], False),
+    ([f"src/{LONG_NAME}.go"], True), ([LONG_PATH], True), (["no-such-file-advisor.txt"], False),
 ]
 
 
@@ -33,10 +34,10 @@ NO_FILE = [
 @pytest.mark.rule(id="handler.validation-no-use")
 @pytest.mark.parametrize("paths, with_work_dir", NO_FILE,
                          ids=["empty", "empty-after-a-good-file", "nul-byte", "lone-surrogate", "name-too-long",
-                              "missing-without-a-working-directory"])
+                              "path-too-long", "missing-without-a-working-directory"])
 def test_path_that_names_no_file_is_refused_without_a_use(impl, paths, with_work_dir):
-    """A path that can name no file (empty, holding a NUL byte or a lone surrogate, a name too long for any file
-    system, or a missing file when no working directory is given) is refused as an error that makes no provider call
+    """A path that can name no file (empty, holding a NUL byte or a lone surrogate, a name or a whole path too long for
+    any file system, or a missing file when no working directory is given) is refused as an error that makes no provider call
     and keeps the use."""
     rules = ["workspace.missing-file", "handler.validation-no-use"]
     with workspace(SPEC) as work:
