@@ -36,6 +36,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _common import Goals
+
 from advisor_conformance._contract.transport import InProcessTransport, SubprocessTransport
 from advisor_reference.adapter import ReferenceAdapter
 
@@ -143,16 +145,18 @@ def main() -> int:
     )
     print(f"shape through the harness: {best['harness']:,.0f} ops/s ({micro['harness']:.0f} us each)")
     print(f"shape through an echo harness (the floor): {best['echo']:,.0f} ops/s ({micro['echo']:.0f} us each)")
-    print(f"threads started by the {ROUNDS * CALLS * 3:,} calls measured: {threads} (goal: none)")
-    print(f"harness / in process: {in_process:.2f}x (goal: at least {IN_PROCESS_GOAL:g}x)")
-    print(
+    goals = Goals()
+    goals.check(threads == 0, f"threads started by the {ROUNDS * CALLS * 3:,} calls measured: {threads} (goal: none)")
+    goals.check(
+        in_process >= IN_PROCESS_GOAL, f"harness / in process: {in_process:.2f}x (goal: at least {IN_PROCESS_GOAL:g}x)"
+    )
+    goals.check(
+        echo_ratio >= ECHO_GOAL,
         f"harness / echo floor: {echo_ratio:.2f}x (goal: at least {ECHO_GOAL:g}x; issue 26's target {ECHO_TARGET:g}x "
         f"is out of reach: a harness that did nothing but shape would reach "
-        f"{micro['echo'] / (micro['echo'] + shaping):.2f}x)"
+        f"{micro['echo'] / (micro['echo'] + shaping):.2f}x)",
     )
-    ok = in_process >= IN_PROCESS_GOAL and echo_ratio >= ECHO_GOAL and threads == 0
-    print("goals met" if ok else "GOAL MISSED")
-    return 0 if ok else 1
+    return goals.verdict()
 
 
 if __name__ == "__main__":

@@ -31,9 +31,11 @@ import zlib
 from collections.abc import Callable, Iterator
 
 import httpx
+from _common import Goals, goal_verdict
 
-from advisor_reference import ProviderError, ProviderRequest, RenderedMessage
+from advisor_reference import ProviderError, ProviderRequest
 from advisor_reference._http import HttpProvider
+from tests.support.provider_requests import provider_request  # the repository's root is on the path: see _common
 
 MB = 1_000_000
 MiB = 1024 * 1024
@@ -125,16 +127,7 @@ CASES: dict[str, tuple[str, bool, bool, Callable[[], httpx.Response]]] = {
 
 
 def request(stream: bool) -> ProviderRequest:
-    return ProviderRequest(
-        model="m",
-        messages=(RenderedMessage("user", "go"),),
-        max_tokens=16000,
-        reasoning=None,
-        stream=stream,
-        prompt_cache_key="",
-        transport_session=None,
-        parent_session=None,
-    )
+    return provider_request(max_tokens=16000, stream=stream)
 
 
 def peak_rss_mb() -> float:
@@ -225,7 +218,7 @@ def trickle(in_headers: bool) -> float:
 
 
 def main() -> int:
-    ok = True
+    goals = Goals()
     for name, (_, _, expect_ok, _) in CASES.items():
         result = json.loads(
             subprocess.run(
@@ -234,23 +227,20 @@ def main() -> int:
         )
         peak = max(result["rss_mb"], result["traced_mb"])
         met = result["ok"] == expect_ok and peak < MEMORY_GOAL_MB
-        ok &= met
-        print(
+        goals.check(
+            met,
             f"{name}: peak memory {peak:.1f} MB (resident +{result['rss_mb']:.1f} MB, traced "
             f"{result['traced_mb']:.1f} MB), {result['seconds']:.2f} s, {result['outcome']} "
-            f"({'goal met' if met else 'GOAL MISSED'}: under {MEMORY_GOAL_MB:g} MB, "
-            f"{'an answer' if expect_ok else 'a provider error'})"
+            f"({goal_verdict(met)}: under {MEMORY_GOAL_MB:g} MB, {'an answer' if expect_ok else 'a provider error'})",
         )
     for in_headers in (False, True):
         elapsed = trickle(in_headers)
-        met = elapsed <= DEADLINE_S * DEADLINE_GOAL
-        ok &= met
-        print(
+        goals.check(
+            elapsed <= DEADLINE_S * DEADLINE_GOAL,
             f"a server trickling one byte a second in its {'status line' if in_headers else 'body'}: "
-            f"{elapsed:.2f} s against a {DEADLINE_S:g} s deadline (goal: at most {DEADLINE_S * DEADLINE_GOAL:.2f} s)"
+            f"{elapsed:.2f} s against a {DEADLINE_S:g} s deadline (goal: at most {DEADLINE_S * DEADLINE_GOAL:.2f} s)",
         )
-    print("goals met" if ok else "GOAL MISSED")
-    return 0 if ok else 1
+    return goals.verdict()
 
 
 if __name__ == "__main__":

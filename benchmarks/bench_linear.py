@@ -33,11 +33,12 @@ import os
 import shutil
 import sys
 import tempfile
-import timeit
+import time
 import tracemalloc
 from collections.abc import Callable
 
 import jsonschema
+from _common import Goals, best_of, goal_verdict
 
 from advisor_conformance._bounded import bounded_validator
 from advisor_conformance._contract.implementation import Implementation
@@ -56,9 +57,9 @@ REPEATS = 3
 
 
 def best(run: Callable[[], object], repeats: int = REPEATS) -> float:
-    """The best of ``repeats`` timed runs, with the garbage collector on (timeit turns it off unless told)."""
+    """The best wall time of ``repeats`` runs, after one garbage collection, with the collector on during them."""
     gc.collect()
-    return min(timeit.repeat(run, setup=gc.enable, repeat=repeats, number=1))
+    return best_of(repeats, run, clock=time.perf_counter, collect=False)[0]
 
 
 def pair(make: Callable[[int], Callable[[], object]], size: int, repeats: int = REPEATS) -> tuple[float, float]:
@@ -210,39 +211,36 @@ def arguments(count: int) -> Callable[[], object]:
     return shape_of(arguments_of(count))
 
 
-def report(name: str, one: float, eight: float, goal: float, what: str) -> bool:
+def report(name: str, one: float, eight: float, goal: float, what: str) -> tuple[bool, str]:
     ratio = eight / one
     met = ratio <= goal
-    print(
+    return met, (
         f"{name}: 1x {one * 1000:.1f} ms, 8x {eight * 1000:.1f} ms, ratio {ratio:.2f}x "
-        f"({'goal met' if met else 'GOAL MISSED'}: {what}, at most {goal:g}x)"
+        f"({goal_verdict(met)}: {what}, at most {goal:g}x)"
     )
-    return met
 
 
 def linear(
     name: str, make: Callable[[int], Callable[[], object]], baseline: Callable[[int], Callable[[], object]], size: int
-) -> bool:
+) -> tuple[bool, str]:
     """Whether ``make`` grows linearly from ``size`` to 8x: at most LINEAR_GOAL, or RELATIVE_GOAL times the growth
     of ``baseline`` over the same sizes in the same run."""
     one, eight = pair(make, size)
     base_one, base_eight = pair(baseline, size)
     growth, base_growth = eight / one, base_eight / base_one
     met = growth <= LINEAR_GOAL or growth <= RELATIVE_GOAL * base_growth
-    verdict = "goal met" if met else "GOAL MISSED"
-    print(
+    return met, (
         f"{name}: 1x {one * 1000:.1f} ms, 8x {eight * 1000:.1f} ms, ratio {growth:.2f}x; baseline "
-        f"{base_one * 1000:.1f} / {base_eight * 1000:.1f} ms, ratio {base_growth:.2f}x ({verdict}: at most "
+        f"{base_one * 1000:.1f} / {base_eight * 1000:.1f} ms, ratio {base_growth:.2f}x ({goal_verdict(met)}: at most "
         f"{LINEAR_GOAL:g}x, or {RELATIVE_GOAL:g} times the baseline's ratio)"
     )
-    return met
 
 
 def main() -> int:
-    ok = True
+    goals = Goals()
     # -- the summary of a bad answer, bounded ---------------------------------------------------------------
     one, eight = pair(bad_items, 500_000)
-    ok &= report("summary of a bad answer of 500,000 / 4,000,000 items", one, eight, BOUNDED_GOAL, "bounded")
+    goals.check(*report("summary of a bad answer of 500,000 / 4,000,000 items", one, eight, BOUNDED_GOAL, "bounded"))
     answer = {"messages": [0] * 4_000_000}
     line = json.dumps(answer)
     parse = best(functools.partial(json.loads, line))
@@ -254,34 +252,37 @@ def main() -> int:
     traced = tracemalloc.get_traced_memory()[1] / 1e6
     tracemalloc.stop()
     met = seconds < SUMMARY_SECONDS and traced < SUMMARY_MB
-    ok &= met
-    print(
+    goals.check(
+        met,
         f"summary of a 4,000,000-item bad answer: {seconds * 1000:.1f} ms, {traced:.2f} MB traced; json.loads of "
         f"its {len(line) / 1e6:.0f} MB line in the same run: {parse * 1000:.1f} ms "
-        f"({'goal met' if met else 'GOAL MISSED'}: under {SUMMARY_SECONDS:g} s and {SUMMARY_MB:g} MB)"
+        f"({goal_verdict(met)}: under {SUMMARY_SECONDS:g} s and {SUMMARY_MB:g} MB)",
     )
     del answer, line, run
     # -- linear work ------------------------------------------------------------------------------------------
-    ok &= linear(
-        "schema check of an answer whose bad item is last, 1,000 / 8,000 messages",
-        bad_last,
-        dumped(lambda n: {"messages": [{"role": "user", "content": "x"}] * n + [0]}),
-        1_000,
+    goals.check(
+        *linear(
+            "schema check of an answer whose bad item is last, 1,000 / 8,000 messages",
+            bad_last,
+            dumped(lambda n: {"messages": [{"role": "user", "content": "x"}] * n + [0]}),
+            1_000,
+        )
     )
     # sizes past the caches at 1x already: 2,000 small objects fit in them, 16,000 do not
-    ok &= linear("uniqueItems of 16,000 / 128,000 distinct objects", distinct_objects, texts_in_a_set, 16_000)
-    ok &= linear("path walk of 10,000 / 80,000 components", walk, bare_openat, 10_000)
+    goals.check(*linear("uniqueItems of 16,000 / 128,000 distinct objects", distinct_objects, texts_in_a_set, 16_000))
+    goals.check(*linear("path walk of 10,000 / 80,000 components", walk, bare_openat, 10_000))
     eight, bare = best(walk(80_000)), best(bare_openat(80_000))
     met = eight / bare <= WALK_GOAL
-    ok &= met
-    print(
+    goals.check(
+        met,
         f"path walk of 80,000 components: {eight * 1000:.0f} ms; the same number of bare openat calls in the same "
-        f"run: {bare * 1000:.0f} ms, ratio {eight / bare:.2f}x ({'goal met' if met else 'GOAL MISSED'}: "
-        f"at most {WALK_GOAL:g}x)"
+        f"run: {bare * 1000:.0f} ms, ratio {eight / bare:.2f}x ({goal_verdict(met)}: at most {WALK_GOAL:g}x)",
     )
-    ok &= linear("shape of 10,000 / 80,000 messages", messages, dumped(transcript_of), 10_000)
-    ok &= linear("shape of 8 files of 128 KiB / 1 MiB content", files, dumped(files_of), 128)
-    ok &= linear("shape of tool-call arguments of 500 / 4,000 long strings", arguments, dumped(arguments_of), 500)
+    goals.check(*linear("shape of 10,000 / 80,000 messages", messages, dumped(transcript_of), 10_000))
+    goals.check(*linear("shape of 8 files of 128 KiB / 1 MiB content", files, dumped(files_of), 128))
+    goals.check(
+        *linear("shape of tool-call arguments of 500 / 4,000 long strings", arguments, dumped(arguments_of), 500)
+    )
     # -- a path of 320,000 components through the policy --------------------------------------------------------
     raw = "../" * 320_000 + "f"
 
@@ -298,13 +299,12 @@ def main() -> int:
 
     refused, short = best(refuse), best(open_short)
     met = refused < PATH_SECONDS
-    ok &= met
-    print(
+    goals.check(
+        met,
         f"a path of 320,000 components given to the policy: refused in {refused * 1e6:.0f} us; opening a short path "
-        f"in the same run: {short * 1e6:.0f} us ({'goal met' if met else 'GOAL MISSED'}: under {PATH_SECONDS:g} s)"
+        f"in the same run: {short * 1e6:.0f} us ({goal_verdict(met)}: under {PATH_SECONDS:g} s)",
     )
-    print("goals met" if ok else "GOAL MISSED")
-    return 0 if ok else 1
+    return goals.verdict()
 
 
 if __name__ == "__main__":

@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import Goals
+
 GOAL_MS = 20.0
 ROUNDS = 7  # of the entry module's import (a few milliseconds each)
 RUN_ROUNDS = 3  # of the whole pytest runs (figures only, about a second each)
@@ -65,9 +67,11 @@ def main() -> int:
         found = probe("_advisor_conformance_pytestplugin")
         ours, imported = min(ours, found["ms"]), found["new"]
         theirs = min(theirs, probe("_hypothesis_pytestplugin")["ms"])
-    print(
+    goals = Goals()
+    goals.check(
+        ours < GOAL_MS and imported == ["_advisor_conformance_pytestplugin"],
         f"entry module: import and options {ours:.2f} ms; hypothesis's entry module {theirs:.2f} ms "
-        f"(ratio {ours / theirs:.2f}x); modules it imported: {imported}"
+        f"(ratio {ours / theirs:.2f}x); modules it imported: {imported}",
     )
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "test_one.py").write_text("def test_one():\n    assert True\n")
@@ -82,9 +86,7 @@ def main() -> int:
         f"without; added {added:.1f} ms, noise {noise:.1f} ms (two series without it), "
         f"ratio {with_plugin / without:.3f}x"
     )
-    ok = ours < GOAL_MS and imported == ["_advisor_conformance_pytestplugin"]
-    print("goals met" if ok else "GOAL MISSED")
-    return 0 if ok else 1
+    return goals.verdict()
 
 
 if __name__ == "__main__":

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 import json
 import sys
-import time
 from collections.abc import Callable
 from typing import Any
+
+from _common import Goals, timed
 
 from advisor_reference.adapter import adapter
 
@@ -80,17 +80,10 @@ def build_transcript(messages: int) -> list[dict[str, Any]]:
     return out[:messages]
 
 
-def timed(run: Callable[[], Any]) -> float:
+def cpu_time(run: Callable[[], Any]) -> float:
     """CPU time of one run, with the cyclic GC paused (as timeit does); CPU time, so that other work on a shared
     machine slows neither side."""
-    gc.collect()
-    gc.disable()
-    try:
-        start = time.process_time()
-        run()
-        return time.process_time() - start
-    finally:
-        gc.enable()
+    return timed(run, gc_paused=True)
 
 
 def measure(sizes: list[int], repeats: int) -> list[dict[str, float]]:
@@ -113,8 +106,10 @@ def measure(sizes: list[int], repeats: int) -> list[dict[str, float]]:
         )
     for _ in range(repeats):
         for case in cases:
-            case["json_dumps_s"] = min(case["json_dumps_s"], timed(functools.partial(json.dumps, case["transcript"])))
-            case["shape_s"] = min(case["shape_s"], timed(functools.partial(adapter.shape, case["params"])))
+            case["json_dumps_s"] = min(
+                case["json_dumps_s"], cpu_time(functools.partial(json.dumps, case["transcript"]))
+            )
+            case["shape_s"] = min(case["shape_s"], cpu_time(functools.partial(adapter.shape, case["params"])))
     return [{key: value for key, value in case.items() if key not in ("transcript", "params")} for case in cases]
 
 
@@ -134,14 +129,14 @@ def main(argv: list[str] | None = None) -> int:
             f"{row['messages']:>8} msgs {row['megabytes']:>8.1f} MB  {row['json_dumps_s']:>10.3f}s  "
             f"{row['shape_s']:>8.3f}s  {row['shape_s'] / row['json_dumps_s']:>10.2f}x"
         )
-    print(f"shape / json.dumps at {args.messages} messages: {ratio:.2f}x (goal: at most 3x)")
-    print(
+    goals = Goals()
+    goals.check(ratio <= 3, f"shape / json.dumps at {args.messages} messages: {ratio:.2f}x (goal: at most 3x)")
+    goals.check(
+        growth / dumps_growth <= 1.25,
         f"at 10x the transcript: shape takes {growth:.2f}x the time, json.dumps {dumps_growth:.2f}x; shape's growth "
-        f"against json.dumps's: {growth / dumps_growth:.2f}x (goal: at most 1.25x)"
+        f"against json.dumps's: {growth / dumps_growth:.2f}x (goal: at most 1.25x)",
     )
-    ok = ratio <= 3 and growth / dumps_growth <= 1.25
-    print("goals met" if ok else "GOAL MISSED")
-    return 0 if ok else 1
+    return goals.verdict()
 
 
 if __name__ == "__main__":

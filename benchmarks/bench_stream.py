@@ -19,17 +19,16 @@ shared machine slows neither side.
 
 from __future__ import annotations
 
-import gc
 import json
 import sys
-import time
 from collections.abc import Callable
 
 import httpx
+from _common import Goals, timed
 from httpx_sse import EventSource
 
-from advisor_reference import ProviderRequest, RenderedMessage
 from advisor_reference._http import HttpProvider
+from tests.support.provider_requests import provider_request  # the repository's root is on the path: see _common
 
 BASE = "https://provider.test"
 TARGET_BYTES = 1_000_000  # of answer text
@@ -107,27 +106,10 @@ def client_for(body: bytes) -> httpx.Client:
     return httpx.Client(transport=httpx.MockTransport(answer))
 
 
-def timed(run: Callable[[], object]) -> float:
-    """The CPU time of one run (all in this thread: the transport is in memory)."""
-    gc.collect()
-    start = time.process_time()
-    run()
-    return time.process_time() - start
-
-
 def measure(kind: str, make: Callable[[int], bytes], repeats: int) -> dict[str, float]:
     """The best CPU times of httpx-sse alone on the 1 MB answer's stream, and of the reference client on it and on
     the 2 MB answer's, in interleaved rounds (a busy moment slows one round of each, not one side)."""
-    request = ProviderRequest(
-        model="m",
-        messages=(RenderedMessage("user", "go"),),
-        max_tokens=16000,
-        reasoning="high",
-        stream=True,
-        prompt_cache_key="",
-        transport_session=None,
-        parent_session=None,
-    )
+    request = provider_request(max_tokens=16000, reasoning="high", stream=True)
     clients = {"once": client_for(make(TARGET_BYTES)), "twice": client_for(make(2 * TARGET_BYTES))}
 
     def bare(client: httpx.Client) -> int:
@@ -150,23 +132,23 @@ def measure(kind: str, make: Callable[[int], bytes], repeats: int) -> dict[str, 
 
 
 def main() -> int:
-    ok = True
+    goals = Goals()
     for kind, make in (("anthropic", anthropic_stream), ("openai", openai_stream)):
         best = measure(kind, make, REPEATS)
         ratio = best["once"] / best["bare once"]
         growth, bare_growth = best["twice"] / best["once"], best["bare twice"] / best["bare once"]
-        ok &= ratio <= RATIO_GOAL and growth / bare_growth <= LINEAR_GOAL
-        print(
+        goals.check(
+            ratio <= RATIO_GOAL,
             f"{kind}: 1 MB answer in a {len(make()) / 1e6:.2f} MB stream: httpx-sse alone "
             f"{best['bare once'] * 1000:.1f} ms, reference client {best['once'] * 1000:.1f} ms, ratio {ratio:.2f}x "
-            f"(goal: at most {RATIO_GOAL:g}x)"
+            f"(goal: at most {RATIO_GOAL:g}x)",
         )
-        print(
+        goals.check(
+            growth / bare_growth <= LINEAR_GOAL,
             f"{kind}: a 2 MB answer costs the client {growth:.2f}x the 1 MB one, httpx-sse alone {bare_growth:.2f}x: "
-            f"{growth / bare_growth:.2f}x its growth (linear: at most {LINEAR_GOAL:g}x)"
+            f"{growth / bare_growth:.2f}x its growth (linear: at most {LINEAR_GOAL:g}x)",
         )
-    print("goals met" if ok else "GOAL MISSED")
-    return 0 if ok else 1
+    return goals.verdict()
 
 
 if __name__ == "__main__":

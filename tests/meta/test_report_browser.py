@@ -20,20 +20,10 @@ import pytest
 from advisor_conformance._tools.report import build_page, parse_run
 from advisor_conformance.catalogue import Catalogue, load_catalogue
 
+from ..support.browser import FLAGS, VIEWPORT, chromium_path
+from ..support.rule_reports import COUNTED, rule_report, rule_row
 from ..support.runner import ROOT, SUITE, run_pytest
 
-#: Headless flags for this machine: as root, no sandbox; no background traffic (the network is closed).
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-dev-shm-usage",
-]
-VIEWPORT = {"width": 1366, "height": 768}  # a laptop screen
 HOSTILE = "[elision.marker-format] got </script><script>alert('x')</script> \"q\" 'a' \u2028next & <b>b</b>"
 CI_OUT = ROOT / ".ci" / "out"
 
@@ -46,14 +36,6 @@ def _unavailable(reason: str) -> None:
     if _in_ci():
         pytest.fail(f"{reason}; CI is set, so the browser test must run (.ci/run installs Debian's chromium)")
     pytest.skip(reason)
-
-
-def chromium_path() -> str | None:
-    """Debian's Chromium: ADVISOR_CHROMIUM, /usr/bin/chromium, or chromium on PATH."""
-    for candidate in (os.environ.get("ADVISOR_CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
-        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
-            return candidate
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -131,39 +113,23 @@ def synthetic_runs() -> list[dict]:
                 continue
             outcome = outcomes.get(rule_id, "passed")
             test_outcome = {"warning": "warned", "no tests": None}.get(outcome, outcome)
-            counts = dict.fromkeys(("passed", "failed", "warned", "xfailed", "skipped"), 0)
+            counts = dict.fromkeys(COUNTED, 0)
             if test_outcome:
                 counts[test_outcome] = 1
                 test = {"nodeid": f"tests/test_x.py::test_{rule_id}", "rules": [rule_id], "outcome": test_outcome}
                 if test_outcome != "passed":
                     test["message"] = messages.get(rule_id, f"[{rule_id}] {test_outcome} here")
                 tests.append(test)
-            rows.append(
-                {
-                    "id": rule_id,
-                    "area": rule_id.split(".")[0],
-                    "level": "must",
-                    "tag": "SPEC",
-                    "outcome": outcome,
-                    "tests": sum(counts.values()),
-                    **counts,
-                }
-            )
-        return {
-            "format": 1,
-            "suite": {"name": "advisor-conformance", "version": "0.1.0", "protocol": 1, "catalogue": catalogue.version},
-            "implementation": {"name": name, "version": "1.0"},
-            "run": {
-                "target": f"cmd:{name}",
-                "arguments": [],
-                "strict_should": False,
-                "started": "2026-01-02T03:04:05+00:00",
-                "duration_s": 3.2,
-            },
-            "rules": rows,
-            "tests": tests,
-            "collected": {},
-        }
+            rows.append(rule_row(rule_id, outcome, sum(counts.values()), counts))
+        return rule_report(
+            name,
+            rows,
+            tests,
+            catalogue=catalogue.version,
+            arguments=[],
+            started="2026-01-02T03:04:05+00:00",
+            duration_s=3.2,
+        )
 
     first, second, third = rule_ids[:3]
     return [

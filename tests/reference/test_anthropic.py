@@ -6,7 +6,7 @@ from functools import partial
 
 import pytest
 
-from advisor_reference import ProviderError, ProviderRequest, RenderedMessage
+from advisor_reference import ProviderError
 from advisor_reference._anthropic import (
     assign_advisor_breakpoints,
     decode,
@@ -17,6 +17,7 @@ from advisor_reference._anthropic import (
 )
 from advisor_reference._wire import StreamState
 
+from ..support.provider_requests import provider_request
 from ._helpers import ZERO_USAGE as NO_USAGE
 from ._helpers import compact as _data
 from ._helpers import feed
@@ -43,16 +44,7 @@ def test_thinking_budget_of_exactly_1024_tokens_and_unknown_efforts(effort, max_
 
 def test_encoded_request_carries_the_medium_budget_for_an_unknown_effort():
     """An encoded request with an effort outside the table streams with the medium thinking budget."""
-    request = ProviderRequest(
-        model="m",
-        messages=(RenderedMessage("user", "go"),),
-        max_tokens=32000,
-        reasoning="xhigh",
-        stream=True,
-        prompt_cache_key="k",
-        transport_session=None,
-        parent_session=None,
-    )
+    request = provider_request(max_tokens=32000, reasoning="xhigh", stream=True, prompt_cache_key="k")
     body = encode(request, stream=True).body
     assert body["thinking"] == {"type": "enabled", "budget_tokens": 8192} and body["stream"] is True
 

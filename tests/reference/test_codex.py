@@ -9,8 +9,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from advisor_reference import ProviderAnswer, ProviderError, ProviderRequest, RenderedMessage, _codex
+from advisor_reference import ProviderAnswer, ProviderError, _codex
 
+from ..support.provider_requests import provider_request
 from ._helpers import ZERO_USAGE, feed
 from ._helpers import compact as _compact
 
@@ -154,17 +155,7 @@ def test_responses_stream_event_that_is_not_json_is_quoted_up_to_200_characters(
 
 
 def _encoded(key):
-    request = ProviderRequest(
-        model="m",
-        messages=(RenderedMessage("user", "go"),),
-        max_tokens=5,
-        reasoning=None,
-        stream=False,
-        prompt_cache_key=key,
-        transport_session=None,
-        parent_session=None,
-    )
-    return _codex.encode(request, False)
+    return _codex.encode(provider_request(prompt_cache_key=key), False)
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ import respx
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from advisor_reference import ProviderError, ProviderRequest, RenderedMessage
+from advisor_reference import ProviderError
 from advisor_reference._http import (
     MAX_BODY_BYTES,
     MAX_ERROR_BODY_BYTES,
@@ -27,22 +27,11 @@ from advisor_reference._http import (
 )
 from advisor_reference.adapter import ReferenceAdapter
 
+from ..support.provider_requests import provider_request
+
 MiB = 1024 * 1024
 SSE = {"content-type": "text/event-stream"}
 ANTHROPIC_OK = b'{"content":[{"type":"text","text":"fine"}],"stop_reason":"end_turn"}'
-
-
-def _request(stream=False):
-    return ProviderRequest(
-        model="m",
-        messages=(RenderedMessage("user", "go"),),
-        max_tokens=5,
-        reasoning=None,
-        stream=stream,
-        prompt_cache_key="",
-        transport_session=None,
-        parent_session=None,
-    )
 
 
 def _provider(handler, kind="anthropic", timeout=5.0):
@@ -68,7 +57,7 @@ class Source:
 
 def _failure(provider, stream=False):
     with pytest.raises(ProviderError) as info:
-        provider.complete(_request(stream))
+        provider.complete(provider_request(stream=stream))
     return info.value
 
 
@@ -154,7 +143,7 @@ def test_the_stream_required_retry_gets_what_is_left_of_the_deadline():
             return httpx.Response(400, json={"detail": "Stream must be set to true"})
         return httpx.Response(200, headers=SSE, content=b"event: message_stop\ndata: {}\n\n")
 
-    assert _provider(answer, timeout=1.0).complete(_request()).text == ""
+    assert _provider(answer, timeout=1.0).complete(provider_request()).text == ""
     assert timeouts[0] <= 1.0 and timeouts[1] <= 0.71
 
 
@@ -185,7 +174,7 @@ def test_an_answer_body_at_the_cap_is_read_whole():
     """A plain answer of exactly MAX_BODY_BYTES is decoded."""
     padding = b" " * (MAX_BODY_BYTES - len(ANTHROPIC_OK))
     answer = _provider(lambda request: httpx.Response(200, content=Source(padding, 1, tail=ANTHROPIC_OK)))
-    assert answer.complete(_request()).text == "fine"
+    assert answer.complete(provider_request()).text == "fine"
 
 
 def test_an_answer_of_too_many_json_values_is_refused_before_decoding():
@@ -234,7 +223,7 @@ def test_compressed_answers_are_decoded(encoding, wbits):
     provider = _provider(
         lambda request: httpx.Response(200, headers={"content-encoding": encoding}, content=iter([body[:7], body[7:]]))
     )
-    assert provider.complete(_request()).text == "fine"
+    assert provider.complete(provider_request()).text == "fine"
 
 
 @pytest.mark.parametrize("encoding", ["br", "zstd", "gzip, gzip", "compress"])
@@ -282,7 +271,7 @@ def test_a_stream_larger_than_the_event_cap_in_small_events_is_read_whole():
     chunk = ("data: " + json.dumps({"choices": [{"delta": {"content": text}}]}) + "\n\n").encode() * 100
     source = Source(chunk, (MAX_EVENT_BYTES // len(chunk)) * 2, tail=b"data: [DONE]\n\n")
     answer = _provider(lambda request: httpx.Response(200, headers=SSE, content=source), "openai").complete(
-        _request(stream=True)
+        provider_request(stream=True)
     )
     assert len(answer.text) == 100_000 * source.count
 
@@ -373,16 +362,7 @@ def test_every_header_the_client_sends_is_printable_ascii(key, api_key):
         sent.append(request)
         return httpx.Response(200, json={"output": []})
 
-    request = ProviderRequest(
-        model="m",
-        messages=(RenderedMessage("user", "go"),),
-        max_tokens=5,
-        reasoning=None,
-        stream=False,
-        prompt_cache_key=key,
-        transport_session=None,
-        parent_session=None,
-    )
+    request = provider_request(prompt_cache_key=key)
     HttpProvider(
         "codex", "https://provider.test", api_key=api_key, client=httpx.Client(transport=httpx.MockTransport(answer))
     ).complete(request)

@@ -12,6 +12,8 @@ from advisor_conformance._tools.cli import main
 from advisor_conformance._tools.report import MESSAGE_BUDGET, MESSAGE_LIMIT, build_page, parse_run
 from advisor_conformance.catalogue import parse_catalogue
 
+from ..support.rule_reports import COUNTED, rule_report, rule_row
+
 CATALOGUE = parse_catalogue("""
 [[area]]
 id = "alpha"
@@ -61,40 +63,22 @@ def report(
     rows = []
     for rule_id, outcome in rules.items():
         mine = [test for test in tests if rule_id in test[1]]
-        counts = {
-            key: sum(1 for test in mine if test[2] == key)
-            for key in ("passed", "failed", "warned", "xfailed", "skipped")
-        }
-        rows.append(
-            {
-                "id": rule_id,
-                "area": rule_id.split(".")[0],
-                "level": "must",
-                "tag": "SPEC",
-                "outcome": outcome,
-                "tests": len(mine),
-                **counts,
-            }
-        )
-    return {
-        "format": 1,
-        "suite": {"name": "advisor-conformance", "version": "0.1.0", "protocol": 1, "catalogue": catalogue},
-        "implementation": {"name": name, "version": "1.0", "language": "python"},
-        "run": {
-            "target": f"cmd:{name}",
-            "arguments": ["-q"],
-            "strict_should": False,
-            "started": started,
-            "duration_s": 2.0,
-        },
-        "counts": {"rules": {}, "tests": {"passed": sum(1 for t in tests if t[2] == "passed")}},
-        "rules": rows,
-        "tests": [
+        counts = {key: sum(1 for test in mine if test[2] == key) for key in COUNTED}
+        rows.append(rule_row(rule_id, outcome, len(mine), counts))
+    return rule_report(
+        name,
+        rows,
+        [
             {"nodeid": nodeid, "rules": ids, "outcome": outcome, **({"message": message} if message else {})}
             for nodeid, ids, outcome, message in tests
         ],
-        "collected": {},
-    }
+        catalogue=catalogue,
+        arguments=["-q"],
+        started=started,
+        duration_s=2.0,
+        language="python",
+        counts={"rules": {}, "tests": {"passed": sum(1 for t in tests if t[2] == "passed")}},
+    )
 
 
 GOOD = report(
