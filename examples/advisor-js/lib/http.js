@@ -137,71 +137,89 @@ class SseParser {
   }
 }
 
-/** Stream decoders: onEvent returns true at the final event; `final` names it for the error. */
-const streamDecoders = {
-  anthropic() {
-    const state = { text: [], stop: null, final: 'message_stop' };
-    state.onEvent = (name, data) => {
-      const obj = parseJson(data, 'stream event');
-      const type = (obj && obj.type) || name;
+/** A stream event's JSON and its type: the object's own `type`, else the event's name. */
+function typedEvent(name, data) {
+  const obj = parseJson(data, 'stream event');
+  return { obj, type: (obj && obj.type) || name };
+}
+
+/**
+ * Stream readers, one a provider. `final` names the final event (for the error
+ * of a stream that ends before it). `read(name, data, seen)` takes one event:
+ * it adds the answer's text to `seen.text`, keeps in `seen.end` what the finish
+ * reason is read from, and returns true at the final event. `finish(end)` is
+ * the finish reason; `fallback(end)`, where given, the text of a stream that
+ * sent no text of its own.
+ */
+const streamReaders = {
+  anthropic: {
+    final: 'message_stop',
+    read(name, data, seen) {
+      const { obj, type } = typedEvent(name, data);
       if (type === 'error') {
         throw new ProviderFailure(`the provider reported an error inside the stream: ${describeError(obj.error)}`);
       }
       if (type === 'content_block_start' && obj.content_block && obj.content_block.type === 'text') {
-        state.text.push(obj.content_block.text || '');
+        seen.text.push(obj.content_block.text || '');
       } else if (type === 'content_block_delta' && obj.delta && obj.delta.type === 'text_delta') {
-        state.text.push(obj.delta.text || ''); // thinking and signature deltas are not the answer
+        seen.text.push(obj.delta.text || ''); // thinking and signature deltas are not the answer
       } else if (type === 'message_delta' && obj.delta && obj.delta.stop_reason) {
-        state.stop = obj.delta.stop_reason;
-      } else if (type === 'message_stop') {
-        return true;
+        seen.end = obj.delta.stop_reason;
       }
-      return false;
-    };
-    state.result = () => ({ text: state.text.join(''), finishReason: state.stop === 'max_tokens' ? 'length' : 'stop' });
-    return state;
+      return type === 'message_stop';
+    },
+    finish: (stopReason) => (stopReason === 'max_tokens' ? 'length' : 'stop'),
   },
-  openai() {
-    const state = { text: [], finish: null, final: 'data: [DONE]' };
-    state.onEvent = (_name, data) => {
+  openai: {
+    final: 'data: [DONE]',
+    read(_name, data, seen) {
       if (data.trim() === '[DONE]') return true;
       const obj = parseJson(data, 'stream chunk');
       if (obj && obj.error) throw new ProviderFailure(`the provider reported an error inside the stream: ${describeError(obj.error)}`);
       const choice = obj && Array.isArray(obj.choices) ? obj.choices[0] : undefined;
       if (choice) {
-        if (choice.delta && typeof choice.delta.content === 'string') state.text.push(choice.delta.content);
-        if (choice.finish_reason) state.finish = choice.finish_reason;
+        if (choice.delta && typeof choice.delta.content === 'string') seen.text.push(choice.delta.content);
+        if (choice.finish_reason) seen.end = choice.finish_reason;
       }
       return false;
-    };
-    state.result = () => ({ text: state.text.join(''), finishReason: state.finish === 'length' ? 'length' : 'stop' });
-    return state;
+    },
+    finish: (finishReason) => (finishReason === 'length' ? 'length' : 'stop'),
   },
-  codex() {
-    const state = { text: [], response: null, final: 'response.completed' };
-    state.onEvent = (name, data) => {
-      const obj = parseJson(data, 'stream event');
-      const type = (obj && obj.type) || name;
+  codex: {
+    final: 'response.completed',
+    read(name, data, seen) {
+      const { obj, type } = typedEvent(name, data);
       if (type === 'response.output_text.delta') {
-        state.text.push(typeof obj.delta === 'string' ? obj.delta : '');
+        seen.text.push(typeof obj.delta === 'string' ? obj.delta : '');
       } else if (type === 'response.failed') {
         const error = obj.response && obj.response.error;
         throw new ProviderFailure(`the provider reported a failed response inside the stream: ${describeError(error)}`);
       } else if (type === 'error') {
         throw new ProviderFailure(`the provider reported an error inside the stream: ${describeError(obj.error || obj)}`);
       } else if (type === 'response.completed' || type === 'response.incomplete') {
-        state.response = obj.response || {};
+        seen.end = obj.response || {};
         return true;
       }
       return false;
-    };
-    state.result = () => {
-      const text = state.text.length ? state.text.join('') : responseText(state.response);
-      return { text, finishReason: responseFinish(state.response) };
-    };
-    return state;
+    },
+    finish: responseFinish,
+    fallback: responseText,
   },
 };
+
+/** A decoder of one stream: onEvent returns true at the final event; `final` names it for the error. */
+function streamDecoder(kind) {
+  const reader = streamReaders[kind];
+  const seen = { text: [], end: null };
+  return {
+    final: reader.final,
+    onEvent: (name, data) => reader.read(name, data, seen),
+    result: () => ({
+      text: seen.text.length || !reader.fallback ? seen.text.join('') : reader.fallback(seen.end),
+      finishReason: reader.finish(seen.end),
+    }),
+  };
+}
 
 // --------------------------------------------------------------- client
 
@@ -265,7 +283,7 @@ class HttpProvider {
   }
 
   async readStream(response) {
-    const decoder = streamDecoders[this.kind]();
+    const decoder = streamDecoder(this.kind);
     const parser = new SseParser(decoder.onEvent);
     const text = new TextDecoder('utf-8');
     const reader = response.body.getReader();

@@ -6,17 +6,9 @@ from typing import Any
 
 from advisor_conformance import oracle
 from advisor_conformance.checks import check
-from advisor_conformance.shaping import (
-    Deduped,
-    check_segments,
-    file_param,
-    file_segments,
-    files_part,
-    final,
-    match_parts,
-    params,
-    shape,
-)
+from advisor_conformance.shaping import Deduped, check_segments, file_param, file_segments, match_parts, params
+
+from ..common.shaped import files_part_of as _files_part
 
 CONTENT = b"package main\n\nfunc main() {\n\tprintln(\"hi\")\n}\n"
 
@@ -35,10 +27,6 @@ def _transcript(*reads):
             {"id": "call_r", "name": read["name"], "arguments": {"path": PATH}}]})
         out.append(read)
     return out
-
-
-def _files_part(impl, strings, request, rule):
-    return files_part(final(shape(impl, request, rule)), strings, input=request)
 
 
 def _assert_deduped(impl, strings, request, rule, path=PATH, data=CONTENT, others=()):

@@ -21,6 +21,8 @@ from advisor_conformance.shaping import (
     shape_error,
 )
 
+from ..common.shaped import files_part_of
+
 SNAPSHOT = [{"role": "user", "content": "review these files"}]
 KIB32 = 32768
 
@@ -53,7 +55,7 @@ def _render(impl, strings, files, rule, transcript=SNAPSHOT):
     """The files part of the trailing message for ``files`` (``(path, data, size)`` triples, size None for the
     length of the data), and the request."""
     request = params(transcript, files=[file_param(path, data, size) for path, data, size in files])
-    return _files_block(final(shape(impl, request, rule)), strings, rule, request), request
+    return files_part_of(impl, strings, request, rule), request
 
 
 def _check_lone_file(impl, strings, data, size, rule, what):

@@ -10,12 +10,14 @@ from advisor_conformance import strategies as s
 from advisor_conformance.checks import check_equal
 from advisor_conformance.shaping import check_segments, files_part, final, params, shape
 
+from ..common.shaped import files_part_of
+
 SNAPSHOT = [{"role": "user", "content": "what do you think?"}]
 
 
 def _question_part(impl, strings, question, rule):
     request = params(SNAPSHOT, question=question)
-    return files_part(final(shape(impl, request, rule)), strings, input=request), request
+    return files_part_of(impl, strings, request, rule), request
 
 
 def _trim_control(impl, strings, question):

@@ -1,6 +1,18 @@
-"""Long answer and error bodies and their pieces, shared by the streaming tests."""
+"""Long answer and error bodies and their pieces, and a long answer as each provider sends it, shared by the streaming
+tests."""
 
 from __future__ import annotations
+
+import pytest
+
+from .answers import (
+    anthropic_message,
+    anthropic_stream,
+    chat_completion,
+    chat_stream,
+    responses_answer,
+    responses_stream,
+)
 
 TOKEN = "quota-exceeded-for-model-x7"
 
@@ -11,3 +23,22 @@ LONG = "".join(f"Step {index}: check the float64 rounding in refill(). " for ind
 
 def _pieces(text, size=1000):
     return [text[start:start + size] for start in range(0, len(text), size)]
+
+
+#: LONG as each provider answers it plainly, a JSON answer: (provider, answer), one parameter a provider.
+LONG_ANSWERS = [
+    pytest.param("anthropic", anthropic_message([("text", LONG)]), id="anthropic"),
+    pytest.param("openai", chat_completion(LONG), id="openai"),
+    pytest.param("codex", responses_answer([[LONG]]), id="codex"),
+]
+
+#: LONG as each provider streams it, hundreds of events: (provider, answer, the rule of reading that stream), each
+#: parameter marked with its rule.
+LONG_STREAMS = [
+    pytest.param("anthropic", anthropic_stream([("text", _pieces(LONG))]), "streaming.anthropic-events",
+                 marks=pytest.mark.rule(id="streaming.anthropic-events"), id="anthropic"),
+    pytest.param("openai", chat_stream(_pieces(LONG)), "streaming.openai-chunks",
+                 marks=pytest.mark.rule(id="streaming.openai-chunks"), id="openai"),
+    pytest.param("codex", responses_stream([_pieces(LONG)]), "streaming.openai-chunks",
+                 marks=pytest.mark.rule(id="streaming.openai-chunks"), id="responses"),
+]

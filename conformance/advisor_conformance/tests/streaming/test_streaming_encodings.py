@@ -24,15 +24,7 @@ from advisor_conformance._contract.loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import error_of, result_of
 
-from .answers import (
-    anthropic_message,
-    anthropic_stream,
-    chat_completion,
-    chat_stream,
-    responses_answer,
-    responses_stream,
-)
-from .bodies import LONG, TOKEN, _pieces
+from .bodies import LONG, LONG_ANSWERS, LONG_STREAMS, TOKEN
 from .calls import _run
 
 #: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
@@ -105,11 +97,7 @@ def _read_whole(impl, lb, coded, provider, answered, content_type, coding, rule,
 
 @pytest.mark.rule(id="streaming.non-streaming-default")
 @pytest.mark.parametrize("coding", sorted(CODINGS))
-@pytest.mark.parametrize("provider, answered", [
-    ("anthropic", anthropic_message([("text", LONG)])),
-    ("openai", chat_completion(LONG)),
-    ("codex", responses_answer([[LONG]])),
-], ids=["anthropic", "openai", "codex"])
+@pytest.mark.parametrize("provider, answered", LONG_ANSWERS)
 def test_compressed_plain_answer_is_read_whole(impl, lb, coded, provider, answered, coding):
     """A JSON answer of some hundred kilobytes sent with the content coding gzip, deflate or identity (compressed to
     a few kilobytes) becomes the note whole."""
@@ -117,14 +105,7 @@ def test_compressed_plain_answer_is_read_whole(impl, lb, coded, provider, answer
 
 
 @pytest.mark.parametrize("coding", ["gzip", "deflate"])
-@pytest.mark.parametrize("provider, answered, rule", [
-    pytest.param("anthropic", anthropic_stream([("text", _pieces(LONG))]), "streaming.anthropic-events",
-                 marks=pytest.mark.rule(id="streaming.anthropic-events"), id="anthropic"),
-    pytest.param("openai", chat_stream(_pieces(LONG)), "streaming.openai-chunks",
-                 marks=pytest.mark.rule(id="streaming.openai-chunks"), id="openai"),
-    pytest.param("codex", responses_stream([_pieces(LONG)]), "streaming.openai-chunks",
-                 marks=pytest.mark.rule(id="streaming.openai-chunks"), id="responses"),
-])
+@pytest.mark.parametrize("provider, answered, rule", LONG_STREAMS)
 def test_compressed_stream_is_read_whole(impl, lb, coded, provider, answered, rule, coding):
     """An event stream of hundreds of events sent gzip- or deflate-compressed becomes the note whole."""
     _read_whole(impl, lb, coded, provider, answered, "text/event-stream", coding, rule, reasoning="high")

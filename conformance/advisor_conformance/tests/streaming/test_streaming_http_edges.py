@@ -21,16 +21,8 @@ from advisor_conformance._contract.loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, error_of
 
-from .answers import (
-    anthropic_message,
-    anthropic_stream,
-    chat_completion,
-    chat_stream,
-    read,
-    responses_answer,
-    responses_stream,
-)
-from .bodies import LONG, TOKEN, _pieces
+from .answers import read
+from .bodies import LONG, LONG_ANSWERS, LONG_STREAMS, TOKEN
 from .calls import _run
 
 #: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
@@ -108,24 +100,13 @@ def test_undecodable_body_that_is_not_json_fails_the_call(impl, lb, body, conten
 
 
 @pytest.mark.rule(id="streaming.non-streaming-default")
-@pytest.mark.parametrize("provider, answered", [
-    ("anthropic", anthropic_message([("text", LONG)])),
-    ("openai", chat_completion(LONG)),
-    ("codex", responses_answer([[LONG]])),
-], ids=["anthropic", "openai", "codex"])
+@pytest.mark.parametrize("provider, answered", LONG_ANSWERS)
 def test_long_plain_answer_is_read_whole(impl, lb, strings, provider, answered):
     """A JSON answer of some hundred kilobytes, which arrives in many reads, becomes the note whole."""
     read(impl, lb, strings, provider, answered, [LONG], False, "streaming.non-streaming-default")
 
 
-@pytest.mark.parametrize("provider, answered, rule", [
-    pytest.param("anthropic", anthropic_stream([("text", _pieces(LONG))]), "streaming.anthropic-events",
-                 marks=pytest.mark.rule(id="streaming.anthropic-events"), id="anthropic"),
-    pytest.param("openai", chat_stream(_pieces(LONG)), "streaming.openai-chunks",
-                 marks=pytest.mark.rule(id="streaming.openai-chunks"), id="openai"),
-    pytest.param("codex", responses_stream([_pieces(LONG)]), "streaming.openai-chunks",
-                 marks=pytest.mark.rule(id="streaming.openai-chunks"), id="responses"),
-])
+@pytest.mark.parametrize("provider, answered, rule", LONG_STREAMS)
 def test_long_stream_is_read_whole(impl, lb, strings, provider, answered, rule):
     """An event stream of some hundred kilobytes, hundreds of events arriving in many reads, becomes the note whole."""
     read(impl, lb, strings, provider, answered, [LONG], False, rule, reasoning="high")
