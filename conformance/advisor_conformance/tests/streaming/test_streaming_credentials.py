@@ -90,6 +90,9 @@ ECHOES = {
     "json-message": (401, json.dumps({"error": {"type": "authentication_error",
                                                 "message": f"Incorrect API key provided: {KEY}. Check your key."}})),
     "plain-text": (403, f"forbidden: invalid x-api-key {KEY} for this organisation"),
+    # The words of the authentication schemes before ordinary words (a redactor of `Bearer <token>` meets them) and
+    # the key itself after a header name.
+    "scheme-words": (401, f"Bearer authentication failed; Basic auth is not accepted; Authorization: Bearer {KEY}"),
     "json-message-cut-by-the-provider": (401, json.dumps({"error": {"message": f"Incorrect API key: {KEY[:20]}…"}},
                                                          ensure_ascii=False)),
     "plain-text-ending-in-a-cut-key": (401, f"unauthorized; the key begins {KEY[:14]}"),
