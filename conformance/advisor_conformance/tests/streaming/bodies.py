@@ -3,6 +3,8 @@ tests."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from .answers import (
@@ -41,4 +43,24 @@ LONG_STREAMS = [
                  marks=pytest.mark.rule(id="streaming.openai-chunks"), id="openai"),
     pytest.param("codex", responses_stream([_pieces(LONG)]), "streaming.openai-chunks",
                  marks=pytest.mark.rule(id="streaming.openai-chunks"), id="responses"),
+]
+
+
+#: A long answer that no content coding shrinks much (about 200 KB of seeded random words): compressed, it still
+#: spans many reads, so a decoder must carry its state from one read to the next.
+_NOISE = random.Random(25)
+NOISY = " ".join("".join(_NOISE.choices("abcdefghijklmnopqrstuvwxyz0123456789", k=7)) for _ in range(25000))
+
+#: NOISY as each provider answers it, plainly and streamed: (provider, answer, content type, the rule of reading it).
+NOISY_ANSWERS = [
+    pytest.param("anthropic", anthropic_message([("text", NOISY)]), "application/json",
+                 "streaming.non-streaming-default", marks=pytest.mark.rule(id="streaming.non-streaming-default"),
+                 id="anthropic-plain"),
+    pytest.param("openai", chat_completion(NOISY), "application/json", "streaming.non-streaming-default",
+                 marks=pytest.mark.rule(id="streaming.non-streaming-default"), id="openai-plain"),
+    pytest.param("anthropic", anthropic_stream([("text", _pieces(NOISY))]), "text/event-stream",
+                 "streaming.anthropic-events", marks=pytest.mark.rule(id="streaming.anthropic-events"),
+                 id="anthropic-stream"),
+    pytest.param("codex", responses_stream([_pieces(NOISY)]), "text/event-stream", "streaming.openai-chunks",
+                 marks=pytest.mark.rule(id="streaming.openai-chunks"), id="responses-stream"),
 ]
