@@ -174,4 +174,8 @@ FRAMINGS: dict[str, Framing] = {
     "comment-lines": Framing(comments=True),
     "id-retry-and-unknown-fields": Framing(ids=True),
     "data-over-several-lines": Framing(split_data=True),
+    # Every field at once, under each of the other line ends: a reader that takes CR and LF each as a line end sees
+    # a blank line, so the end of an event, inside every CRLF-ended event.
+    "crlf-line-ends-every-field": Framing(line_end="\r\n", comments=True, ids=True, split_data=True),
+    "cr-line-ends-every-field": Framing(line_end="\r", comments=True, ids=True, split_data=True),
 }
