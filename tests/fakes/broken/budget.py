@@ -34,11 +34,9 @@ class DefaultCapIsChildCap(ReferenceAdapter):
 
 
 @breaks("budget.exhausted-result", "past the cap the call fails with an invalid_input error carrying the budget note")
-class ExhaustedIsAnError(ReferenceAdapter):
-    class runtime_class(AdvisorRuntime):
-        class handler_class(AdvisorHandler):
-            def spent(self, grant):
-                raise AdvisorInputError(super().spent(grant), at="input")
+class ExhaustedIsAnError(AdvisorHandler):
+    def spent(self, grant):
+        raise AdvisorInputError(super().spent(grant), at="input")
 
 
 @breaks(
@@ -46,30 +44,27 @@ class ExhaustedIsAnError(ReferenceAdapter):
     "the use is counted when the answer comes back, so calls past the cap still reach "
     "the provider (their answer is dropped for the budget note)",
 )
-class CountedAfterTheCall(ReferenceAdapter):
-    class runtime_class(AdvisorRuntime):
-        class handler_class(AdvisorHandler):
-            def handle(self, raw_input, snapshot):
-                tool_input, files = self.validate(raw_input, snapshot)
-                request = self.request(self.runtime.builder.build(snapshot, tool_input.question, files))
-                try:
-                    answer = self.ask(request)
-                except AdvisorCallFailed:
-                    self.counter.take()
-                    raise
-                grant = self.counter.take()
-                if not grant.granted:
-                    return self.spent(grant)
-                return self.note(answer)
+class CountedAfterTheCall(AdvisorHandler):
+    def handle(self, raw_input, snapshot):
+        tool_input, files = self.validate(raw_input, snapshot)
+        request = self.request(self.runtime.builder.build(snapshot, tool_input.question, files))
+        try:
+            answer = self.ask(request)
+        except AdvisorCallFailed:
+            self.counter.take()
+            raise
+        grant = self.counter.take()
+        if not grant.granted:
+            return self.spent(grant)
+        return self.note(answer)
 
 
 @breaks(
     "budget.tool-stays-registered", "the advisor is taken out of the tool list once the main agent's budget is spent"
 )
-class ToolRemovedWhenSpent(ReferenceAdapter):
-    class runtime_class(AdvisorRuntime):
-        def tools(self):
-            return [] if self.counter.used >= self.counter.limit else super().tools()
+class ToolRemovedWhenSpent(AdvisorRuntime):
+    def tools(self):
+        return [] if self.counter.used >= self.counter.limit else super().tools()
 
 
 @breaks("budget.child-default-cap", "without child_max_uses a child agent inherits the main agent's cap")
@@ -103,12 +98,11 @@ class RacyBudgetStore(BudgetStore):
     "budget.atomic",
     "the cap check and the increment are not under one lock, so concurrent calls all pass the check before any counts",
 )
-class CheckThenIncrement(ReferenceAdapter):
-    class runtime_class(AdvisorRuntime):
-        def __init__(self, config, provider, **kwargs):
-            super().__init__(config, provider, **kwargs)
-            self.counter = RacyCounter(config.max_uses_per_run)
-            self.children = RacyBudgetStore(config.child_max_uses)
+class CheckThenIncrement(AdvisorRuntime):
+    def __init__(self, config, provider, **kwargs):
+        super().__init__(config, provider, **kwargs)
+        self.counter = RacyCounter(config.max_uses_per_run)
+        self.children = RacyBudgetStore(config.child_max_uses)
 
 
 class ZeroMeansUnlimited(UseCounter):
@@ -123,11 +117,10 @@ class ZeroMeansUnlimited(UseCounter):
 
 
 @breaks("budget.zero-cap", "a cap of 0 is read as no cap at all, so every call is answered")
-class ZeroCapUnlimited(ReferenceAdapter):
-    class runtime_class(AdvisorRuntime):
-        def __init__(self, config, provider, **kwargs):
-            super().__init__(config, provider, **kwargs)
-            self.counter = ZeroMeansUnlimited(config.max_uses_per_run)
+class ZeroCapUnlimited(AdvisorRuntime):
+    def __init__(self, config, provider, **kwargs):
+        super().__init__(config, provider, **kwargs)
+        self.counter = ZeroMeansUnlimited(config.max_uses_per_run)
 
 
 # -- transport ------------------------------------------------------------------------------------------------------
@@ -137,47 +130,42 @@ class ZeroCapUnlimited(ReferenceAdapter):
     "transport.main-session",
     "the main agent's advisor uses the parent's own session <session> as its transport session",
 )
-class MainAdvisorOnParentSession(ReferenceAdapter):
-    class runtime_class(AdvisorRuntime):
-        def new_handler(self, agent_id=None):
-            handler = super().new_handler(agent_id)
-            if agent_id is None and self.config.session_id:
-                handler.transport_session = self.config.session_id
-            return handler
+class MainAdvisorOnParentSession(AdvisorRuntime):
+    def new_handler(self, agent_id=None):
+        handler = super().new_handler(agent_id)
+        if agent_id is None and self.config.session_id:
+            handler.transport_session = self.config.session_id
+        return handler
 
 
 @breaks(
     "transport.no-session", 'the session names are formatted from an empty session id, giving -advisor with parent ""'
 )
-class SessionFormattedFromEmpty(ReferenceAdapter):
-    class runtime_class(AdvisorRuntime):
-        def new_handler(self, agent_id=None):
-            handler = super().new_handler(agent_id)
-            session = self.config.session_id or ""
-            handler.transport_session = session + ("-advisor" if agent_id is None else "-subagent-advisor")
-            handler.parent_session = session
-            return handler
+class SessionFormattedFromEmpty(AdvisorRuntime):
+    def new_handler(self, agent_id=None):
+        handler = super().new_handler(agent_id)
+        session = self.config.session_id or ""
+        handler.transport_session = session + ("-advisor" if agent_id is None else "-subagent-advisor")
+        handler.parent_session = session
+        return handler
 
 
 @breaks("transport.fresh-key", "without a store key the runtime mints one key and every handler shares it")
-class OneFallbackKeyPerRuntime(ReferenceAdapter):
-    class runtime_class(AdvisorRuntime):
-        def __init__(self, config, provider, **kwargs):
-            super().__init__(config, provider, **kwargs)
-            self.fallback_key = new_cache_key()
+class OneFallbackKeyPerRuntime(AdvisorRuntime):
+    def __init__(self, config, provider, **kwargs):
+        super().__init__(config, provider, **kwargs)
+        self.fallback_key = new_cache_key()
 
-        def new_handler(self, agent_id=None):
-            handler = super().new_handler(agent_id)
-            stored = self.cache_keys.key(CACHE_KEY_SLOT) if self.cache_keys is not None else ""
-            handler.cache_key = stored or self.fallback_key
-            return handler
+    def new_handler(self, agent_id=None):
+        handler = super().new_handler(agent_id)
+        stored = self.cache_keys.key(CACHE_KEY_SLOT) if self.cache_keys is not None else ""
+        handler.cache_key = stored or self.fallback_key
+        return handler
 
 
 @breaks(
     "transport.advisor-profile", "sub-agent advisor requests keep the delegation cache profile, not the advisor profile"
 )
-class SubagentWithoutAdvisorProfile(ReferenceAdapter):
-    class runtime_class(AdvisorRuntime):
-        class handler_class(AdvisorHandler):
-            def request(self, messages):
-                return replace(super().request(messages), advisor_cache_profile=self.agent_id is None)
+class SubagentWithoutAdvisorProfile(AdvisorHandler):
+    def request(self, messages):
+        return replace(super().request(messages), advisor_cache_profile=self.agent_id is None)

@@ -261,13 +261,12 @@ _carried(
     "plain messages pass a printable-only sanitiser: NUL, ESC, BEL and DEL dropped",
     variant="controls-dropped",
 )
-class PlainMessagesSanitised(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def flatten_message(self, message):
-            rendered = super().flatten_message(message)
-            if message.role in ("system", "user") or (message.role == "assistant" and not message.tool_calls):
-                return RenderedMessage(rendered.role, printable_only(rendered.content))
-            return rendered
+class PlainMessagesSanitised(RequestBuilder):
+    def flatten_message(self, message):
+        rendered = super().flatten_message(message)
+        if message.role in ("system", "user") or (message.role == "assistant" and not message.tool_calls):
+            return RenderedMessage(rendered.role, printable_only(rendered.content))
+        return rendered
 
 
 def _encode_utf16_order(value):
@@ -287,10 +286,9 @@ def _encode_utf16_order(value):
     "default sort, Java's String.compareTo), not their UTF-8 bytes",
     variant="utf16-key-order",
 )
-class KeysSortedByUtf16(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def encode_arguments(self, arguments):
-            return _encode_utf16_order(arguments)
+class KeysSortedByUtf16(RequestBuilder):
+    def encode_arguments(self, arguments):
+        return _encode_utf16_order(arguments)
 
 
 # -- a call ---------------------------------------------------------------------------------------------------------

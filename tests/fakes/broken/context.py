@@ -8,7 +8,6 @@ import zlib
 from dataclasses import replace
 
 from advisor_reference import RequestBuilder, trim_space
-from advisor_reference.adapter import ReferenceAdapter
 
 from . import breaks
 
@@ -20,17 +19,14 @@ from . import breaks
     "paths are matched by suffix (to allow absolute paths in read results), so a full "
     "read of pkg/cmd/main.go dedupes cmd/main.go",
 )
-class DedupeBySuffix(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def dedupe(self, files, snapshot):
-            hashes = self.full_read_hashes(snapshot)
-            flags = []
-            for file in files:
-                matches = [
-                    digest for path, digest in hashes.items() if path == file.path or path.endswith("/" + file.path)
-                ]
-                flags.append(bool(matches) and self.may_dedupe(file) and self.hash_file(file.data) == matches[-1])
-            return flags
+class DedupeBySuffix(RequestBuilder):
+    def dedupe(self, files, snapshot):
+        hashes = self.full_read_hashes(snapshot)
+        flags = []
+        for file in files:
+            matches = [digest for path, digest in hashes.items() if path == file.path or path.endswith("/" + file.path)]
+            flags.append(bool(matches) and self.may_dedupe(file) and self.hash_file(file.data) == matches[-1])
+        return flags
 
 
 @breaks(
@@ -38,29 +34,26 @@ class DedupeBySuffix(ReferenceAdapter):
     "every full read counts (a set of path and hash pairs), so an older matching "
     "read dedupes a file that a newer read contradicts",
 )
-class AnyFullReadCounts(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def dedupe(self, files, snapshot):
-            seen = {found for message in snapshot if (found := self.full_read(message)) is not None}
-            return [self.may_dedupe(file) and (file.path, self.hash_file(file.data)) in seen for file in files]
+class AnyFullReadCounts(RequestBuilder):
+    def dedupe(self, files, snapshot):
+        seen = {found for message in snapshot if (found := self.full_read(message)) is not None}
+        return [self.may_dedupe(file) and (file.path, self.hash_file(file.data)) in seen for file in files]
 
 
 @breaks("dedupe.over-cap-never", "the size check is forgotten: a file over 32768 bytes whose hash matches is deduped")
-class OverCapDeduped(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def may_dedupe(self, file):
-            return True
+class OverCapDeduped(RequestBuilder):
+    def may_dedupe(self, file):
+        return True
 
 
 @breaks(
     "dedupe.read-result-shape",
     "the tool name is not checked: any tool result whose content parses as a read object counts as a read",
 )
-class AnyToolIsARead(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def dedupe(self, files, snapshot):
-            as_reads = [replace(m, name="read") if m.role == "tool" else m for m in snapshot]
-            return super().dedupe(files, as_reads)
+class AnyToolIsARead(RequestBuilder):
+    def dedupe(self, files, snapshot):
+        as_reads = [replace(m, name="read") if m.role == "tool" else m for m in snapshot]
+        return super().dedupe(files, as_reads)
 
 
 @breaks(
@@ -68,20 +61,19 @@ class AnyToolIsARead(ReferenceAdapter):
     'line numbers are read with int(), so "1" and 1.5 are taken as line 1 and '
     "a result the origin cannot decode counts as a full read",
 )
-class LineNumbersCoerced(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def full_read(self, message):
-            if message.role != "tool" or message.name != "read":
-                return None
-            try:
-                result = json.loads(message.content)
-                path, digest, output = str(result["path"]), str(result["file_hash"]), str(result.get("output", ""))
-                start, end, total = int(result["start_line"]), int(result["end_line"]), int(result["total_lines"])
-            except (ValueError, KeyError, TypeError):
-                return None
-            if start == 1 and end == total > 0 and self.strings.line_truncation_marker not in output:
-                return path, digest
+class LineNumbersCoerced(RequestBuilder):
+    def full_read(self, message):
+        if message.role != "tool" or message.name != "read":
             return None
+        try:
+            result = json.loads(message.content)
+            path, digest, output = str(result["path"]), str(result["file_hash"]), str(result.get("output", ""))
+            start, end, total = int(result["start_line"]), int(result["end_line"]), int(result["total_lines"])
+        except (ValueError, KeyError, TypeError):
+            return None
+        if start == 1 and end == total > 0 and self.strings.line_truncation_marker not in output:
+            return path, digest
+        return None
 
 
 def _hash_with_python_rstrip(data):
@@ -90,71 +82,64 @@ def _hash_with_python_rstrip(data):
 
 
 @breaks("dedupe.file-hash", "lines are stripped with bytes.rstrip(), which also strips vertical tabs and form feeds")
-class HashStripsAllWhiteSpace(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def hash_file(self, data):
-            return _hash_with_python_rstrip(data)
+class HashStripsAllWhiteSpace(RequestBuilder):
+    def hash_file(self, data):
+        return _hash_with_python_rstrip(data)
 
 
 @breaks("dedupe.notice", "a deduped file reuses the file template: the notice is rendered inside the code fence")
-class NoticeInsideFence(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def deduped_block(self, path):
-            return (f"File: {path}\n```\n{self.strings.deduped_file_notice}\n```\n\n",)
+class NoticeInsideFence(RequestBuilder):
+    def deduped_block(self, path):
+        return (f"File: {path}\n```\n{self.strings.deduped_file_notice}\n```\n\n",)
 
 
 # -- in-flight -------------------------------------------------------------------------------------------
 
 
 @breaks("inflight.last-message-only", "a while loop takes out every trailing assistant message, not just the last one")
-class TrailingAssistantRunRemoved(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def split_in_flight(self, snapshot):
-            transcript, text = super().split_in_flight(snapshot)
-            while transcript and transcript[-1].role == "assistant":
-                transcript = transcript[:-1]
-            return transcript, text
+class TrailingAssistantRunRemoved(RequestBuilder):
+    def split_in_flight(self, snapshot):
+        transcript, text = super().split_in_flight(snapshot)
+        while transcript and transcript[-1].role == "assistant":
+            transcript = transcript[:-1]
+        return transcript, text
 
 
 @breaks(
     "inflight.empty-dropped",
     "the emptiness check looks at the untrimmed content, so a blank text gets a label with nothing under it",
 )
-class BlankInFlightLabelled(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def split_in_flight(self, snapshot):
-            if not snapshot or snapshot[-1].role != "assistant":
-                return snapshot, None
-            content = snapshot[-1].content
-            return snapshot[:-1], (trim_space(content) if content else None)
+class BlankInFlightLabelled(RequestBuilder):
+    def split_in_flight(self, snapshot):
+        if not snapshot or snapshot[-1].role != "assistant":
+            return snapshot, None
+        content = snapshot[-1].content
+        return snapshot[:-1], (trim_space(content) if content else None)
 
 
 @breaks("inflight.label-at-head", "the in-flight block is written after the question, just before the guidance request")
-class InFlightAfterQuestion(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def final_message(self, in_flight_block, file_blocks, question_block):
-            return "".join([*file_blocks, question_block, in_flight_block, self.strings.guidance_request])
+class InFlightAfterQuestion(RequestBuilder):
+    def final_message(self, in_flight_block, file_blocks, question_block):
+        return "".join([*file_blocks, question_block, in_flight_block, self.strings.guidance_request])
 
 
 @breaks(
     "inflight.block-layout",
     "the block trims the text again with Python's str.strip(), which also strips U+001C..U+001F that Go keeps",
 )
-class InFlightStrippedByPython(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def render_in_flight(self, text):
-            if text is None:
-                return ""
-            return f"{self.strings.inflight_label}\n{text.strip()}\n\n"
+class InFlightStrippedByPython(RequestBuilder):
+    def render_in_flight(self, text):
+        if text is None:
+            return ""
+        return f"{self.strings.inflight_label}\n{text.strip()}\n\n"
 
 
 @breaks(
     "inflight.other-role-stays",
     "a trailing tool result is taken out of the transcript too, as if it ended the in-flight turn",
 )
-class TrailingToolResultRemoved(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def split_in_flight(self, snapshot):
-            if snapshot and snapshot[-1].role == "tool":
-                return snapshot[:-1], None
-            return super().split_in_flight(snapshot)
+class TrailingToolResultRemoved(RequestBuilder):
+    def split_in_flight(self, snapshot):
+        if snapshot and snapshot[-1].role == "tool":
+            return snapshot[:-1], None
+        return super().split_in_flight(snapshot)

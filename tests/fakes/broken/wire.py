@@ -68,12 +68,11 @@ class CacheKeySentToAnthropic(AnthropicBodyRewrite):
 @breaks(
     "streaming.no-other-retry", "every HTTP 400 on a plain call is retried as a stream, not only stream-required ones"
 )
-class RetryOnEvery400(ReferenceAdapter):
-    class http_provider_class(HttpProvider):
-        def raise_for_status(self, status, body, *, stream):
-            if status == 400 and not stream:
-                raise StreamRequired(f"HTTP 400: {body[:100]}", status=status)
-            super().raise_for_status(status, body, stream=stream)
+class RetryOnEvery400(HttpProvider):
+    def raise_for_status(self, status, body, *, stream):
+        if status == 400 and not stream:
+            raise StreamRequired(f"HTTP 400: {body[:100]}", status=status)
+        super().raise_for_status(status, body, stream=stream)
 
 
 @breaks(
@@ -81,23 +80,21 @@ class RetryOnEvery400(ReferenceAdapter):
     "errors are redacted by pattern only (Bearer values, key fields, URL user "
     "info): a key the provider quotes in prose stays in the message",
 )
-class CredentialsRedactedByPatternOnly(ReferenceAdapter):
-    class http_provider_class(HttpProvider):
-        def __init__(self, kind, base_url, **options):
-            super().__init__(kind, base_url, **options)
-            self.secrets = ()  # the call's own key and URL credentials are not searched for
+class CredentialsRedactedByPatternOnly(HttpProvider):
+    def __init__(self, kind, base_url, **options):
+        super().__init__(kind, base_url, **options)
+        self.secrets = ()  # the call's own key and URL credentials are not searched for
 
 
 @breaks("streaming.stream-required-retry", "a stream-required error is treated like any other error: no retry")
-class NoStreamRequiredRetry(ReferenceAdapter):
-    class http_provider_class(HttpProvider):
-        def complete(self, request):
-            if request.stream or request.reasoning is not None:
-                return self.complete_stream(request)
-            try:
-                return self.complete_plain(request)
-            except StreamRequired as exc:
-                raise ProviderError(str(exc), status=exc.status) from None
+class NoStreamRequiredRetry(HttpProvider):
+    def complete(self, request):
+        if request.stream or request.reasoning is not None:
+            return self.complete_stream(request)
+        try:
+            return self.complete_plain(request)
+        except StreamRequired as exc:
+            raise ProviderError(str(exc), status=exc.status) from None
 
 
 # ---------------------------------------------------------------- provider encodings
@@ -301,10 +298,9 @@ class CodexMaxTokens(wire_variant(rewritten(WIRES["codex"], _max_tokens_on_respo
 
 
 @breaks("streaming.non-streaming-default", "every call streams, reasoning or not")
-class AlwaysStreams(ReferenceAdapter):
-    class http_provider_class(HttpProvider):
-        def complete(self, request):
-            return self.complete_stream(request)
+class AlwaysStreams(HttpProvider):
+    def complete(self, request):
+        return self.complete_stream(request)
 
 
 @breaks(
@@ -312,28 +308,26 @@ class AlwaysStreams(ReferenceAdapter):
     "every call starts as a plain request and streams only after a "
     "stream-required error, so a reasoning call is first sent unstreamed",
 )
-class ReasoningSentPlainFirst(ReferenceAdapter):
-    class http_provider_class(HttpProvider):
-        def complete(self, request):
-            try:
-                return self.complete_plain(request)
-            except StreamRequired:
-                return self.complete_stream(request)
+class ReasoningSentPlainFirst(HttpProvider):
+    def complete(self, request):
+        try:
+            return self.complete_plain(request)
+        except StreamRequired:
+            return self.complete_stream(request)
 
 
 @breaks(
     "streaming.stream-required-detection",
     "the stream-required test looks for `stream` and `must` only, missing bodies that say `required`",
 )
-class StreamRequiredMustOnly(ReferenceAdapter):
-    class http_provider_class(HttpProvider):
-        def raise_for_status(self, status, body, *, stream):
-            try:
-                super().raise_for_status(status, body, stream=stream)
-            except StreamRequired as exc:
-                if "must" not in body.lower():
-                    raise ProviderError(str(exc), status=exc.status) from None
-                raise
+class StreamRequiredMustOnly(HttpProvider):
+    def raise_for_status(self, status, body, *, stream):
+        try:
+            super().raise_for_status(status, body, stream=stream)
+        except StreamRequired as exc:
+            if "must" not in body.lower():
+                raise ProviderError(str(exc), status=exc.status) from None
+            raise
 
 
 def _done_at_stop_reason(stream_event):
@@ -353,22 +347,20 @@ def _done_at_stop_reason(stream_event):
     "the chat and Anthropic stream loops stop at the event that carries the "
     "stop reason, after the last text delta, and never wait for data: [DONE] or message_stop",
 )
-class StreamDoneAtStopReason(ReferenceAdapter):
-    class http_provider_class(HttpProvider):
-        def __init__(self, kind, base_url, **options):
-            super().__init__(kind, base_url, **options)
-            if kind in ("anthropic", "openai"):
-                self.wire = dataclasses.replace(self.wire, stream_event=_done_at_stop_reason(self.wire.stream_event))
+class StreamDoneAtStopReason(HttpProvider):
+    def __init__(self, kind, base_url, **options):
+        super().__init__(kind, base_url, **options)
+        if kind in ("anthropic", "openai"):
+            self.wire = dataclasses.replace(self.wire, stream_event=_done_at_stop_reason(self.wire.stream_event))
 
 
 @breaks("streaming.failure-report", "an HTTP error is reported by its status alone, without the body that says why")
-class HttpErrorWithoutBody(ReferenceAdapter):
-    class http_provider_class(HttpProvider):
-        def raise_for_status(self, status, body, *, stream):
-            try:
-                super().raise_for_status(status, body, stream=stream)
-            except ProviderError as exc:
-                raise type(exc)(f"{self.wire.kind} answered HTTP {status}", status=status) from None
+class HttpErrorWithoutBody(HttpProvider):
+    def raise_for_status(self, status, body, *, stream):
+        try:
+            super().raise_for_status(status, body, stream=stream)
+        except ProviderError as exc:
+            raise type(exc)(f"{self.wire.kind} answered HTTP {status}", status=status) from None
 
 
 def _skip_anthropic_errors(state, event, data):
