@@ -68,8 +68,9 @@ def reference_with(part: type) -> type[ReferenceAdapter]:
     return type(part.__name__, (ReferenceAdapter,), {**place, **named})
 
 
-def breaks(rule: str, how: str, also: tuple[str, ...] = (), variant: str = "", modules: tuple[str, ...] = ()):
-    """Register an adapter class as the broken implementation of ``rule``; ``also``: the rules the same mistake
+def breaks(rule: str, how: str = "", also: tuple[str, ...] = (), variant: str = "", modules: tuple[str, ...] = ()):
+    """Register an adapter class as the broken implementation of ``rule``, broken as ``how`` says (by default its
+    docstring, white space folded); ``also``: the rules the same mistake
     necessarily breaks as well (a request that differs between calls differs in some message, whose own rule it
     breaks), which its failures may name instead. ``variant`` names a further way to break a rule that has its
     first broken implementation already; ``modules`` keeps a variant to the test modules of the input classes it
@@ -78,8 +79,11 @@ def breaks(rule: str, how: str, also: tuple[str, ...] = (), variant: str = "", m
 
     def register(part):
         cls = reference_with(part)
+        said = how or " ".join((part.__doc__ or "").split())
+        if not said:
+            raise ValueError(f"{part.__qualname__} says neither in breaks() nor in its docstring how it breaks {rule}")
         entry = BrokenImplementation(
-            rule, how, f"{cls.__module__}:{cls.__qualname__}", tuple(also), variant, tuple(modules)
+            rule, said, f"{cls.__module__}:{cls.__qualname__}", tuple(also), variant, tuple(modules)
         )
         table = VARIANTS if variant else REGISTRY
         if entry.id in table:

@@ -27,24 +27,27 @@ from .runtime import _with_runtime_defaults
 # -- budget ---------------------------------------------------------------------------------------------------------
 
 
-@breaks("budget.default-cap", "without max_uses_per_run the main agent gets the child default of 1 use")
+@breaks("budget.default-cap")
 class DefaultCapIsChildCap(ReferenceAdapter):
+    """without max_uses_per_run the main agent gets the child default of 1 use"""
+
     def scenario(self, params):
         return super().scenario(_with_runtime_defaults(params, max_uses_per_run=DEFAULT_CHILD_MAX_USES))
 
 
-@breaks("budget.exhausted-result", "past the cap the call fails with an invalid_input error carrying the budget note")
+@breaks("budget.exhausted-result")
 class ExhaustedIsAnError(AdvisorHandler):
+    """past the cap the call fails with an invalid_input error carrying the budget note"""
+
     def spent(self, grant):
         raise AdvisorInputError(super().spent(grant), at="input")
 
 
-@breaks(
-    "budget.no-provider-call",
-    "the use is counted when the answer comes back, so calls past the cap still reach "
-    "the provider (their answer is dropped for the budget note)",
-)
+@breaks("budget.no-provider-call")
 class CountedAfterTheCall(AdvisorHandler):
+    """the use is counted when the answer comes back, so calls past the cap still reach the provider (their answer is
+    dropped for the budget note)"""
+
     def handle(self, raw_input, snapshot):
         tool_input, files = self.validate(raw_input, snapshot)
         request = self.request(self.runtime.builder.build(snapshot, tool_input.question, files))
@@ -59,16 +62,18 @@ class CountedAfterTheCall(AdvisorHandler):
         return self.note(answer)
 
 
-@breaks(
-    "budget.tool-stays-registered", "the advisor is taken out of the tool list once the main agent's budget is spent"
-)
+@breaks("budget.tool-stays-registered")
 class ToolRemovedWhenSpent(AdvisorRuntime):
+    """the advisor is taken out of the tool list once the main agent's budget is spent"""
+
     def tools(self):
         return [] if self.counter.used >= self.counter.limit else super().tools()
 
 
-@breaks("budget.child-default-cap", "without child_max_uses a child agent inherits the main agent's cap")
+@breaks("budget.child-default-cap")
 class ChildInheritsMainCap(ReferenceAdapter):
+    """without child_max_uses a child agent inherits the main agent's cap"""
+
     def scenario(self, params):
         return super().scenario(
             _with_runtime_defaults(
@@ -94,11 +99,10 @@ class RacyBudgetStore(BudgetStore):
         return RacyCounter(self.limit)
 
 
-@breaks(
-    "budget.atomic",
-    "the cap check and the increment are not under one lock, so concurrent calls all pass the check before any counts",
-)
+@breaks("budget.atomic")
 class CheckThenIncrement(AdvisorRuntime):
+    """the cap check and the increment are not under one lock, so concurrent calls all pass the check before any counts"""
+
     def __init__(self, config, provider, **kwargs):
         super().__init__(config, provider, **kwargs)
         self.counter = RacyCounter(config.max_uses_per_run)
@@ -116,8 +120,10 @@ class ZeroMeansUnlimited(UseCounter):
         return super().take()
 
 
-@breaks("budget.zero-cap", "a cap of 0 is read as no cap at all, so every call is answered")
+@breaks("budget.zero-cap")
 class ZeroCapUnlimited(AdvisorRuntime):
+    """a cap of 0 is read as no cap at all, so every call is answered"""
+
     def __init__(self, config, provider, **kwargs):
         super().__init__(config, provider, **kwargs)
         self.counter = ZeroMeansUnlimited(config.max_uses_per_run)
@@ -126,11 +132,10 @@ class ZeroCapUnlimited(AdvisorRuntime):
 # -- transport ------------------------------------------------------------------------------------------------------
 
 
-@breaks(
-    "transport.main-session",
-    "the main agent's advisor uses the parent's own session <session> as its transport session",
-)
+@breaks("transport.main-session")
 class MainAdvisorOnParentSession(AdvisorRuntime):
+    """the main agent's advisor uses the parent's own session <session> as its transport session"""
+
     def new_handler(self, agent_id=None):
         handler = super().new_handler(agent_id)
         if agent_id is None and self.config.session_id:
@@ -150,8 +155,10 @@ class SessionFormattedFromEmpty(AdvisorRuntime):
         return handler
 
 
-@breaks("transport.fresh-key", "without a store key the runtime mints one key and every handler shares it")
+@breaks("transport.fresh-key")
 class OneFallbackKeyPerRuntime(AdvisorRuntime):
+    """without a store key the runtime mints one key and every handler shares it"""
+
     def __init__(self, config, provider, **kwargs):
         super().__init__(config, provider, **kwargs)
         self.fallback_key = new_cache_key()
@@ -163,9 +170,9 @@ class OneFallbackKeyPerRuntime(AdvisorRuntime):
         return handler
 
 
-@breaks(
-    "transport.advisor-profile", "sub-agent advisor requests keep the delegation cache profile, not the advisor profile"
-)
+@breaks("transport.advisor-profile")
 class SubagentWithoutAdvisorProfile(AdvisorHandler):
+    """sub-agent advisor requests keep the delegation cache profile, not the advisor profile"""
+
     def request(self, messages):
         return replace(super().request(messages), advisor_cache_profile=self.agent_id is None)

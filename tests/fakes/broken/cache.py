@@ -20,14 +20,12 @@ from . import breaks
 from .wire import AnthropicBodyRewrite, all_blocks
 
 
-@breaks(
-    "breakpoints.cache-efficiency",
-    "the advisor breakpoints are counted forward from the first block of the "
-    "transcript (blocks 0, 15, 30) instead of back from its last block, so later calls find little of the "
-    "cache the earlier ones wrote (counted forward: not the spacing either)",
-    also=("breakpoints.spacing",),
-)
+@breaks("breakpoints.cache-efficiency", also=("breakpoints.spacing",))
 class BreakpointsFromTheStart(AnthropicBodyRewrite):
+    """the advisor breakpoints are counted forward from the first block of the transcript (blocks 0, 15, 30) instead of
+    back from its last block, so later calls find little of the cache the earlier ones wrote (counted forward: not
+    the spacing either)"""
+
     def rewrite(self, body, request):
         if not request.advisor_cache_profile:
             return

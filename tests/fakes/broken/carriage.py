@@ -256,12 +256,10 @@ _carried(
 )
 
 
-@breaks(
-    "flatten.plain-messages-kept",
-    "plain messages pass a printable-only sanitiser: NUL, ESC, BEL and DEL dropped",
-    variant="controls-dropped",
-)
+@breaks("flatten.plain-messages-kept", variant="controls-dropped")
 class PlainMessagesSanitised(RequestBuilder):
+    """plain messages pass a printable-only sanitiser: NUL, ESC, BEL and DEL dropped"""
+
     def flatten_message(self, message):
         rendered = super().flatten_message(message)
         if message.role in ("system", "user") or (message.role == "assistant" and not message.tool_calls):
@@ -280,13 +278,11 @@ def _encode_utf16_order(value):
     return go_json(value)
 
 
-@breaks(
-    "flatten.args-json-origin-encoding",
-    "object keys are sorted by their UTF-16 code units (JavaScript's "
-    "default sort, Java's String.compareTo), not their UTF-8 bytes",
-    variant="utf16-key-order",
-)
+@breaks("flatten.args-json-origin-encoding", variant="utf16-key-order")
 class KeysSortedByUtf16(RequestBuilder):
+    """object keys are sorted by their UTF-16 code units (JavaScript's default sort, Java's String.compareTo), not their
+    UTF-8 bytes"""
+
     def encode_arguments(self, arguments):
         return _encode_utf16_order(arguments)
 

@@ -14,12 +14,11 @@ from . import breaks
 # -- dedupe ----------------------------------------------------------------------------------------------
 
 
-@breaks(
-    "dedupe.full-read-match",
-    "paths are matched by suffix (to allow absolute paths in read results), so a full "
-    "read of pkg/cmd/main.go dedupes cmd/main.go",
-)
+@breaks("dedupe.full-read-match")
 class DedupeBySuffix(RequestBuilder):
+    """paths are matched by suffix (to allow absolute paths in read results), so a full read of pkg/cmd/main.go dedupes
+    cmd/main.go"""
+
     def dedupe(self, files, snapshot):
         hashes = self.full_read_hashes(snapshot)
         flags = []
@@ -29,39 +28,38 @@ class DedupeBySuffix(RequestBuilder):
         return flags
 
 
-@breaks(
-    "dedupe.most-recent-full-read",
-    "every full read counts (a set of path and hash pairs), so an older matching "
-    "read dedupes a file that a newer read contradicts",
-)
+@breaks("dedupe.most-recent-full-read")
 class AnyFullReadCounts(RequestBuilder):
+    """every full read counts (a set of path and hash pairs), so an older matching read dedupes a file that a newer read
+    contradicts"""
+
     def dedupe(self, files, snapshot):
         seen = {found for message in snapshot if (found := self.full_read(message)) is not None}
         return [self.may_dedupe(file) and (file.path, self.hash_file(file.data)) in seen for file in files]
 
 
-@breaks("dedupe.over-cap-never", "the size check is forgotten: a file over 32768 bytes whose hash matches is deduped")
+@breaks("dedupe.over-cap-never")
 class OverCapDeduped(RequestBuilder):
+    """the size check is forgotten: a file over 32768 bytes whose hash matches is deduped"""
+
     def may_dedupe(self, file):
         return True
 
 
-@breaks(
-    "dedupe.read-result-shape",
-    "the tool name is not checked: any tool result whose content parses as a read object counts as a read",
-)
+@breaks("dedupe.read-result-shape")
 class AnyToolIsARead(RequestBuilder):
+    """the tool name is not checked: any tool result whose content parses as a read object counts as a read"""
+
     def dedupe(self, files, snapshot):
         as_reads = [replace(m, name="read") if m.role == "tool" else m for m in snapshot]
         return super().dedupe(files, as_reads)
 
 
-@breaks(
-    "dedupe.undecodable-never-full",
-    'line numbers are read with int(), so "1" and 1.5 are taken as line 1 and '
-    "a result the origin cannot decode counts as a full read",
-)
+@breaks("dedupe.undecodable-never-full")
 class LineNumbersCoerced(RequestBuilder):
+    """line numbers are read with int(), so "1" and 1.5 are taken as line 1 and a result the origin cannot decode counts
+    as a full read"""
+
     def full_read(self, message):
         if message.role != "tool" or message.name != "read":
             return None
@@ -81,14 +79,18 @@ def _hash_with_python_rstrip(data):
     return f"{zlib.crc32(stripped):08X}"
 
 
-@breaks("dedupe.file-hash", "lines are stripped with bytes.rstrip(), which also strips vertical tabs and form feeds")
+@breaks("dedupe.file-hash")
 class HashStripsAllWhiteSpace(RequestBuilder):
+    """lines are stripped with bytes.rstrip(), which also strips vertical tabs and form feeds"""
+
     def hash_file(self, data):
         return _hash_with_python_rstrip(data)
 
 
-@breaks("dedupe.notice", "a deduped file reuses the file template: the notice is rendered inside the code fence")
+@breaks("dedupe.notice")
 class NoticeInsideFence(RequestBuilder):
+    """a deduped file reuses the file template: the notice is rendered inside the code fence"""
+
     def deduped_block(self, path):
         return (f"File: {path}\n```\n{self.strings.deduped_file_notice}\n```\n\n",)
 
@@ -96,8 +98,10 @@ class NoticeInsideFence(RequestBuilder):
 # -- in-flight -------------------------------------------------------------------------------------------
 
 
-@breaks("inflight.last-message-only", "a while loop takes out every trailing assistant message, not just the last one")
+@breaks("inflight.last-message-only")
 class TrailingAssistantRunRemoved(RequestBuilder):
+    """a while loop takes out every trailing assistant message, not just the last one"""
+
     def split_in_flight(self, snapshot):
         transcript, text = super().split_in_flight(snapshot)
         while transcript and transcript[-1].role == "assistant":
@@ -105,11 +109,10 @@ class TrailingAssistantRunRemoved(RequestBuilder):
         return transcript, text
 
 
-@breaks(
-    "inflight.empty-dropped",
-    "the emptiness check looks at the untrimmed content, so a blank text gets a label with nothing under it",
-)
+@breaks("inflight.empty-dropped")
 class BlankInFlightLabelled(RequestBuilder):
+    """the emptiness check looks at the untrimmed content, so a blank text gets a label with nothing under it"""
+
     def split_in_flight(self, snapshot):
         if not snapshot or snapshot[-1].role != "assistant":
             return snapshot, None
@@ -117,28 +120,28 @@ class BlankInFlightLabelled(RequestBuilder):
         return snapshot[:-1], (trim_space(content) if content else None)
 
 
-@breaks("inflight.label-at-head", "the in-flight block is written after the question, just before the guidance request")
+@breaks("inflight.label-at-head")
 class InFlightAfterQuestion(RequestBuilder):
+    """the in-flight block is written after the question, just before the guidance request"""
+
     def final_message(self, in_flight_block, file_blocks, question_block):
         return "".join([*file_blocks, question_block, in_flight_block, self.strings.guidance_request])
 
 
-@breaks(
-    "inflight.block-layout",
-    "the block trims the text again with Python's str.strip(), which also strips U+001C..U+001F that Go keeps",
-)
+@breaks("inflight.block-layout")
 class InFlightStrippedByPython(RequestBuilder):
+    """the block trims the text again with Python's str.strip(), which also strips U+001C..U+001F that Go keeps"""
+
     def render_in_flight(self, text):
         if text is None:
             return ""
         return f"{self.strings.inflight_label}\n{text.strip()}\n\n"
 
 
-@breaks(
-    "inflight.other-role-stays",
-    "a trailing tool result is taken out of the transcript too, as if it ended the in-flight turn",
-)
+@breaks("inflight.other-role-stays")
 class TrailingToolResultRemoved(RequestBuilder):
+    """a trailing tool result is taken out of the transcript too, as if it ended the in-flight turn"""
+
     def split_in_flight(self, snapshot):
         if snapshot and snapshot[-1].role == "tool":
             return snapshot[:-1], None
