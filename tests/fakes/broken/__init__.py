@@ -68,6 +68,12 @@ def reference_with(part: type) -> type[ReferenceAdapter]:
     return type(part.__name__, (ReferenceAdapter,), {**place, **named})
 
 
+def check_forgotten(part: type, check: str, answer: object = None) -> type:
+    """``part`` (a part of the reference) with its ``check`` forgotten: the method answers ``answer``, whatever it is
+    asked."""
+    return type(part.__name__, (part,), {check: lambda self, *args, **options: answer})
+
+
 def breaks(rule: str, how: str = "", also: tuple[str, ...] = (), variant: str = "", modules: tuple[str, ...] = ()):
     """Register an adapter class as the broken implementation of ``rule``, broken as ``how`` says (by default its
     docstring, white space folded); ``also``: the rules the same mistake

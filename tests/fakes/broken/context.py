@@ -9,7 +9,7 @@ from dataclasses import replace
 
 from advisor_reference import RequestBuilder, trim_space
 
-from . import breaks
+from . import breaks, check_forgotten
 
 # -- dedupe ----------------------------------------------------------------------------------------------
 
@@ -39,11 +39,8 @@ class AnyFullReadCounts(RequestBuilder):
 
 
 @breaks("dedupe.over-cap-never")
-class OverCapDeduped(RequestBuilder):
+class OverCapDeduped(check_forgotten(RequestBuilder, "may_dedupe", answer=True)):
     """the size check is forgotten: a file over 32768 bytes whose hash matches is deduped"""
-
-    def may_dedupe(self, file):
-        return True
 
 
 @breaks("dedupe.read-result-shape")

@@ -22,7 +22,7 @@ from advisor_reference import (
 )
 from advisor_reference.adapter import ReferenceAdapter
 
-from . import breaks
+from . import breaks, check_forgotten
 
 
 @breaks("budget.shared-counter")
@@ -208,21 +208,15 @@ class DisplayPathAsGiven(PathPolicy):
 
 
 @breaks("workspace.special-files")
-class NoFileTypeCheck(PathPolicy):
+class NoFileTypeCheck(check_forgotten(PathPolicy, "refuse_kind")):
     """the file is opened non-blocking and read without a file-type check, so a FIFO reads as empty and a directory
     fails only when it is read"""
 
-    def refuse_kind(self, mode, raw, at):
-        pass
-
 
 @breaks("workspace.pseudo-files")
-class PseudoFilesRead(PathPolicy):
+class PseudoFilesRead(check_forgotten(PathPolicy, "is_pseudo", answer=False)):
     """only special files are refused: /proc/self/environ is a regular file, so the process's environment is read and
     sent"""
-
-    def is_pseudo(self, real):
-        return False
 
 
 @breaks("workspace.error-paths")
