@@ -79,15 +79,24 @@ class AdvisorNoteAsToolResult(RequestBuilder):
         return super().flatten_message(message)
 
 
-@breaks("flatten.reasoning-cleared")
-class ReasoningLeaked(RequestBuilder):
-    """reasoning content is kept, prepended to the assistant's text"""
+def _carried_over(role, field, write):
+    """A builder that carries what the reference clears, ``field`` of each ``role`` message that has one, into the
+    message's text: ``write(value, text)``."""
 
-    def flatten_message(self, message):
-        rendered = super().flatten_message(message)
-        if message.role == "assistant" and message.reasoning_content:
-            return RenderedMessage("assistant", f"{message.reasoning_content}\n{rendered.content}")
-        return rendered
+    class Builder(RequestBuilder):
+        def flatten_message(self, message):
+            rendered = super().flatten_message(message)
+            value = getattr(message, field)
+            if message.role == role and value:
+                return RenderedMessage(rendered.role, write(value, rendered.content))
+            return rendered
+
+    return Builder
+
+
+@breaks("flatten.reasoning-cleared")
+class ReasoningLeaked(_carried_over("assistant", "reasoning_content", lambda reasoning, text: f"{reasoning}\n{text}")):
+    """reasoning content is kept, prepended to the assistant's text"""
 
 
 @breaks("question.trim")
@@ -395,14 +404,10 @@ class ToolResultsCapped(RequestBuilder):
 
 
 @breaks("flatten.metadata-cleared")
-class ToolResultMetadataAppended(RequestBuilder):
+class ToolResultMetadataAppended(
+    _carried_over("tool", "metadata", lambda metadata, text: f"{text}\n{json.dumps(metadata, sort_keys=True)}")
+):
     """a tool result's metadata is appended to its text as JSON (meant for exit codes), provider metadata and all"""
-
-    def flatten_message(self, message):
-        rendered = super().flatten_message(message)
-        if message.role == "tool" and message.metadata:
-            return RenderedMessage(rendered.role, f"{rendered.content}\n{json.dumps(message.metadata, sort_keys=True)}")
-        return rendered
 
 
 @breaks("flatten.plain-messages-kept")
