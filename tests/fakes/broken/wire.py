@@ -34,6 +34,26 @@ def all_blocks(body):
     return [*body.get("system", []), *(block for message in body["messages"] for block in message["content"])]
 
 
+class AdvisorTailMarked(AnthropicBodyRewrite):
+    """The reference whose advisor-profile bodies have the tail (the blocks of every message but the last) unmarked
+    (:meth:`unmark`) and then marked at the :meth:`positions` of its own counting."""
+
+    def rewrite(self, body, request):
+        if not request.advisor_cache_profile:
+            return
+        tail = [block for message in body["messages"][:-1] for block in message["content"]]
+        self.unmark(body, tail)
+        for position in self.positions(len(tail), body.get("system", [])):
+            tail[position]["cache_control"] = reference_wire.advisor_cache_control()
+
+    def unmark(self, body, tail):
+        for block in tail:
+            block.pop("cache_control", None)
+
+    def positions(self, size, system):
+        raise NotImplementedError
+
+
 @breaks("breakpoints.spacing")
 class BreakpointSpacing16(AnthropicBodyRewrite):
     """advisor breakpoints every 16 blocks instead of 15"""
@@ -150,77 +170,91 @@ def preprocessed(wire: WireFormat, messages) -> WireFormat:
     return dataclasses.replace(wire, encode=encode)
 
 
-def _underscore_affinity(body, headers, request, stream):
+def _named_after(adapter, function):
+    return type(
+        function.__name__,
+        (adapter,),
+        {"__module__": function.__module__, "__qualname__": function.__qualname__, "__doc__": function.__doc__},
+    )
+
+
+def rewrites(kind):
+    """A decorator: the function ``rewrite(body, headers, request, stream)`` becomes the reference adapter whose
+    ``kind`` wire passes each encoded request through it (:func:`rewritten`), under the function's name and docstring."""
+    return lambda rewrite: _named_after(wire_variant(rewritten(WIRES[kind], rewrite)), rewrite)
+
+
+def preprocesses(kind):
+    """A decorator: the function ``messages(messages)`` becomes the reference adapter whose ``kind`` wire encodes the
+    messages it returns instead of the request's (:func:`preprocessed`), under the function's name and docstring."""
+    return lambda messages: _named_after(wire_variant(preprocessed(WIRES[kind], messages)), messages)
+
+
+@breaks("wire.codex-affinity")
+@rewrites("codex")
+def CodexAffinityUnderscores(body, headers, request, stream):
+    """the Codex affinity headers are spelt session_id and thread_id, with underscores (which proxies drop), instead of
+    session-id and thread-id"""
     for name in ("session-id", "thread-id"):
         if name in headers:
             headers[name.replace("-", "_")] = headers.pop(name)
 
 
-@breaks("wire.codex-affinity")
-class CodexAffinityUnderscores(wire_variant(rewritten(WIRES["codex"], _underscore_affinity))):
-    """the Codex affinity headers are spelt session_id and thread_id, with underscores (which proxies drop), instead of
-    session-id and thread-id"""
-
-
-def _cache_key_as_user(body, headers, request, stream):
+@breaks("wire.openai-cache-key")
+@rewrites("openai")
+def OpenAICacheKeyAsUser(body, headers, request, stream):
+    """chat completions carry the cache key in the older `user` field instead of prompt_cache_key"""
     if "prompt_cache_key" in body:
         body["user"] = body.pop("prompt_cache_key")
 
 
-@breaks("wire.openai-cache-key")
-class OpenAICacheKeyAsUser(wire_variant(rewritten(WIRES["openai"], _cache_key_as_user))):
-    """chat completions carry the cache key in the older `user` field instead of prompt_cache_key"""
+def _forgets(kind, place, key):
+    """The reference whose ``kind`` wire leaves ``key`` out of the ``place`` (body or headers) of what it sends."""
 
+    def rewrite(body, headers, request, stream):
+        {"body": body, "headers": headers}[place].pop(key, None)
 
-def _no_stream_options(body, headers, request, stream):
-    body.pop("stream_options", None)
+    return wire_variant(rewritten(WIRES[kind], rewrite))
 
 
 @breaks("wire.openai-stream-usage")
-class OpenAIStreamWithoutUsage(wire_variant(rewritten(WIRES["openai"], _no_stream_options))):
+class OpenAIStreamWithoutUsage(_forgets("openai", "body", "stream_options")):
     """a streaming chat request sets stream but forgets stream_options.include_usage, so the stream carries no usage"""
 
 
-def _merge_system(messages):
+@breaks("wire.anthropic-system-blocks")
+@preprocesses("anthropic")
+def AnthropicSystemMerged(messages):
+    """all system messages are merged into one system text block, joined by blank lines, instead of one block each"""
     system = [m.content for m in messages if m.role == "system" and trim_space(m.content)]
     rest = [m for m in messages if m.role != "system"]
     return ([RenderedMessage("system", "\n\n".join(system))] if system else []) + rest
 
 
-@breaks("wire.anthropic-system-blocks")
-class AnthropicSystemMerged(wire_variant(preprocessed(WIRES["anthropic"], _merge_system))):
-    """all system messages are merged into one system text block, joined by blank lines, instead of one block each"""
-
-
-def _trim_messages(messages):
+@breaks("wire.anthropic-messages")
+@preprocesses("anthropic")
+def AnthropicMessagesTrimmed(messages):
+    """the text of every message is trimmed, and messages blank after trimming are left out like blank system messages"""
     return [m if m.role == "system" else RenderedMessage(m.role, trim_space(m.content)) for m in messages]
 
 
-@breaks("wire.anthropic-messages")
-class AnthropicMessagesTrimmed(wire_variant(preprocessed(WIRES["anthropic"], _trim_messages))):
-    """the text of every message is trimmed, and messages blank after trimming are left out like blank system messages"""
-
-
-def _doubled_v1(body, headers, request, stream):
+@breaks("wire.endpoints")
+@rewrites("openai")
+def OpenAIPathWithV1(body, headers, request, stream):
+    """chat completions go to /v1/chat/completions although the base URL already ends in /v1"""
     return "/v1/chat/completions"
 
 
-@breaks("wire.endpoints")
-class OpenAIPathWithV1(wire_variant(rewritten(WIRES["openai"], _doubled_v1))):
-    """chat completions go to /v1/chat/completions although the base URL already ends in /v1"""
-
-
-def _no_version(body, headers, request, stream):
-    headers.pop("anthropic-version", None)
-
-
 @breaks("wire.anthropic-version")
-class AnthropicWithoutVersion(wire_variant(rewritten(WIRES["anthropic"], _no_version))):
+class AnthropicWithoutVersion(_forgets("anthropic", "headers", "anthropic-version")):
     """the anthropic-version header is left out, as if the HTTP client added it"""
 
 
-def _keep_empty_user_messages(body, headers, request, stream):
-    """Rebuild the messages dropping only empty assistant messages (as the origin does), then the breakpoints."""
+@breaks("wire.anthropic-nonempty")
+@rewrites("anthropic")
+def AnthropicEmptyUserBlocks(body, headers, request, stream):
+    """only empty assistant messages are left out: an empty user message is sent as an empty text block"""
+    # the messages rebuilt, dropping only empty assistant messages (as the origin does), then the breakpoints
     system = body.get("system", [])
     for block in system:
         block.pop("cache_control", None)
@@ -235,23 +269,19 @@ def _keep_empty_user_messages(body, headers, request, stream):
         reference_wire.assign_default_breakpoints(system, body["messages"])
 
 
-@breaks("wire.anthropic-nonempty")
-class AnthropicEmptyUserBlocks(wire_variant(rewritten(WIRES["anthropic"], _keep_empty_user_messages))):
-    """only empty assistant messages are left out: an empty user message is sent as an empty text block"""
-
-
-def _unclamped_thinking(body, headers, request, stream):
+@breaks("wire.reasoning")
+@rewrites("anthropic")
+def AnthropicThinkingOverMaxTokens(body, headers, request, stream):
+    """the Anthropic thinking budget comes straight from the effort table and is not kept below max_tokens"""
     if "thinking" in body:
         budget = reference_wire.THINKING_BUDGETS.get(request.reasoning, reference_wire.THINKING_BUDGETS["medium"])
         body["thinking"] = {"type": "enabled", "budget_tokens": budget}
 
 
-@breaks("wire.reasoning")
-class AnthropicThinkingOverMaxTokens(wire_variant(rewritten(WIRES["anthropic"], _unclamped_thinking))):
-    """the Anthropic thinking budget comes straight from the effort table and is not kept below max_tokens"""
-
-
-def _system_as_developer_items(body, headers, request, stream):
+@breaks("wire.codex-instructions")
+@rewrites("codex")
+def CodexSystemAsDeveloperItems(body, headers, request, stream):
+    """Codex system messages are sent as developer input items in place, instead of as the instructions"""
     body.pop("instructions", None)
     items = iter(body["input"])
     body["input"] = [
@@ -261,19 +291,12 @@ def _system_as_developer_items(body, headers, request, stream):
     ]
 
 
-@breaks("wire.codex-instructions")
-class CodexSystemAsDeveloperItems(wire_variant(rewritten(WIRES["codex"], _system_as_developer_items))):
-    """Codex system messages are sent as developer input items in place, instead of as the instructions"""
-
-
-def _max_tokens_on_responses(body, headers, request, stream):
-    body["max_tokens"] = body.pop("max_output_tokens")
-
-
 @breaks("wire.typed-params")
-class CodexMaxTokens(wire_variant(rewritten(WIRES["codex"], _max_tokens_on_responses))):
+@rewrites("codex")
+def CodexMaxTokens(body, headers, request, stream):
     """the Codex body carries max_tokens, copied from chat completions, which the Responses API does not know, instead
     of max_output_tokens"""
+    body["max_tokens"] = body.pop("max_output_tokens")
 
 
 # ---------------------------------------------------------------- the HTTP client and streams
@@ -299,17 +322,31 @@ class ReasoningSentPlainFirst(HttpProvider):
             return self.complete_stream(request)
 
 
-@breaks("streaming.stream-required-detection")
-class StreamRequiredMustOnly(HttpProvider):
-    """the stream-required test looks for `stream` and `must` only, missing bodies that say `required`"""
+class _StatusErrorReplaced(HttpProvider):
+    """The reference's HTTP status check, but an error it raises is replaced by the one :meth:`replaced` makes of it
+    (kept where that is None)."""
 
     def raise_for_status(self, status, body, *, stream):
         try:
             super().raise_for_status(status, body, stream=stream)
-        except StreamRequired as exc:
-            if "must" not in body.lower():
-                raise ProviderError(str(exc), status=exc.status) from None
-            raise
+        except ProviderError as error:
+            replacement = self.replaced(error, status, body)
+            if replacement is None:
+                raise
+            raise replacement from None
+
+    def replaced(self, error, status, body):
+        raise NotImplementedError
+
+
+@breaks("streaming.stream-required-detection")
+class StreamRequiredMustOnly(_StatusErrorReplaced):
+    """the stream-required test looks for `stream` and `must` only, missing bodies that say `required`"""
+
+    def replaced(self, error, status, body):
+        if isinstance(error, StreamRequired) and "must" not in body.lower():
+            return ProviderError(str(error), status=error.status)
+        return None
 
 
 def _done_at_stop_reason(stream_event):
@@ -336,14 +373,11 @@ class StreamDoneAtStopReason(HttpProvider):
 
 
 @breaks("streaming.failure-report")
-class HttpErrorWithoutBody(HttpProvider):
+class HttpErrorWithoutBody(_StatusErrorReplaced):
     """an HTTP error is reported by its status alone, without the body that says why"""
 
-    def raise_for_status(self, status, body, *, stream):
-        try:
-            super().raise_for_status(status, body, stream=stream)
-        except ProviderError as exc:
-            raise type(exc)(f"{self.wire.kind} answered HTTP {status}", status=status) from None
+    def replaced(self, error, status, body):
+        return type(error)(f"{self.wire.kind} answered HTTP {status}", status=status)
 
 
 def _skip_anthropic_errors(state, event, data):
@@ -440,18 +474,14 @@ class FiveMinuteSystemBeforeOneHour(AnthropicBodyRewrite):
 
 
 @breaks("breakpoints.cache-reuse", also=("breakpoints.spacing",))
-class EvenlySpreadBreakpoints(AnthropicBodyRewrite):
+class EvenlySpreadBreakpoints(AdvisorTailMarked):
     """the tail's three markers are spread evenly over it (at its end, two thirds and one third) instead of every 15
     blocks back, so after a long append no later marker is within reach (not every 15 blocks: the spacing too)"""
 
-    def rewrite(self, body, request):
-        if not request.advisor_cache_profile:
-            return
-        for message in body["messages"][:-1]:
-            for block in message["content"]:
-                block.pop("cache_control", None)
-        tail = [block for message in body["messages"][:-1] for block in message["content"]]
-        budget = reference_wire.MAX_BREAKPOINTS - (1 if body.get("system") else 0)
-        for index in sorted({len(tail) - 1 - (len(tail) * part) // budget for part in range(budget)}):
-            if 0 <= index < len(tail):
-                tail[index]["cache_control"] = reference_wire.advisor_cache_control()
+    def positions(self, size, system):
+        budget = reference_wire.MAX_BREAKPOINTS - (1 if system else 0)
+        return [
+            index
+            for index in sorted({size - 1 - (size * part) // budget for part in range(budget)})
+            if 0 <= index < size
+        ]
