@@ -14,14 +14,12 @@ import unicodedata
 
 from advisor_reference import (
     AdvisorHandler,
-    AdvisorRuntime,
     LoadedFile,
     RenderedMessage,
     RequestBuilder,
     ToolInput,
     go_json,
 )
-from advisor_reference.adapter import ReferenceAdapter
 from advisor_reference.wire import WIRES, HttpProvider, StreamState
 
 from . import breaks
@@ -64,38 +62,27 @@ def js_trim(text: str) -> str:
     )
 
 
-# -- the places the text passes: each the reference adapter with ``change`` made there ------------------------
+# -- the places the text passes: each a part of the reference (or the adapter) with ``change`` made there ----------
 
 
-def _builder_argument(method, change):
-    """The reference whose request builder's ``method`` is given its first argument through ``change``."""
+def _argument_changed(part, method, change):
+    """``part`` (a part of the reference) whose ``method`` is given its first argument through ``change``."""
 
     def changed(self, first, *rest, **options):
-        return getattr(super(builder, self), method)(change(first), *rest, **options)
+        return getattr(super(changing, self), method)(change(first), *rest, **options)
 
-    builder = type("builder_class", (RequestBuilder,), {method: changed})
-    return type("BuilderArgumentChanged", (ReferenceAdapter,), {"builder_class": builder})
-
-
-def _builder_result(method, change):
-    """The reference whose request builder's ``method`` passes what it returns through ``change``."""
-
-    def changed(self, *args, **options):
-        return change(getattr(super(builder, self), method)(*args, **options))
-
-    builder = type("builder_class", (RequestBuilder,), {method: changed})
-    return type("BuilderResultChanged", (ReferenceAdapter,), {"builder_class": builder})
+    changing = type(f"{part.__name__}ArgumentChanged", (part,), {method: changed})
+    return changing
 
 
-def _handler_result(method, change):
-    """The reference whose advisor handler's ``method`` passes what it returns through ``change``."""
+def _result_changed(part, method, change):
+    """``part`` (a part of the reference) whose ``method`` passes what it returns through ``change``."""
 
     def changed(self, *args, **options):
-        return change(getattr(super(handler, self), method)(*args, **options))
+        return change(getattr(super(changing, self), method)(*args, **options))
 
-    handler = type("handler_class", (AdvisorHandler,), {method: changed})
-    runtime = type("runtime_class", (AdvisorRuntime,), {"handler_class": handler})
-    return type("HandlerResultChanged", (ReferenceAdapter,), {"runtime_class": runtime})
+    changing = type(f"{part.__name__}ResultChanged", (part,), {method: changed})
+    return changing
 
 
 def _wire_messages(kind, change, when=lambda message: True):
@@ -132,13 +119,14 @@ def _stream_deltas(kinds, change):
             if kind in kinds:
                 self.wire = dataclasses.replace(self.wire, stream_event=_each_delta(self.wire.stream_event, change))
 
-    return type("StreamDeltasChanged", (ReferenceAdapter,), {"http_provider_class": Provider})
+    return Provider
 
 
-def _carried(name, rule, variant, how, adapter, *, also=(), modules=()):
-    """Register ``adapter`` (the reference with a change made at one place) as ``name``, a variant of ``rule``."""
+def _carried(name, rule, variant, how, changed, *, also=(), modules=()):
+    """Register the reference with ``changed`` (an adapter, or the part of the reference with a change made at one
+    place: :func:`.reference_with`) as ``name``, a variant of ``rule``."""
     globals()[name] = breaks(rule, how, also, variant, modules)(
-        type(name, (adapter,), {"__module__": __name__, "__qualname__": name})
+        type(name, (changed,), {"__module__": __name__, "__qualname__": name})
     )
 
 
@@ -178,8 +166,9 @@ def _utf8_sig_read(file):
     return LoadedFile(file.path, file.data.removeprefix(b"\xef\xbb\xbf"), file.size - (3 if bom else 0))
 
 
-def _each_file(change):
-    return lambda files: [change(file) for file in files]
+def _files_loaded(change):
+    """The advisor handler whose loaded files each pass through ``change``."""
+    return _result_changed(AdvisorHandler, "load", lambda files: [change(file) for file in files])
 
 
 # -- shape ----------------------------------------------------------------------------------------------------------
@@ -191,7 +180,7 @@ _carried(
     "a file's bytes are decoded like Python's utf-8-sig or a WHATWG TextDecoder: a leading "
     "byte-order mark is dropped (a decoding mistake, so the decoding control of the format's property blames "
     "files.invalid-utf8 too)",
-    _builder_result("decode_content", _without_bom),
+    _result_changed(RequestBuilder, "decode_content", _without_bom),
     also=("files.invalid-utf8",),
 )
 _carried(
@@ -199,42 +188,45 @@ _carried(
     "files.render-format",
     "nfc-content",
     "a file's content is normalised to NFC after decoding",
-    _builder_result("decode_content", nfc),
+    _result_changed(RequestBuilder, "decode_content", nfc),
 )
 _carried(
     "DisplayPathNfc",
     "files.render-format",
     "nfc-path",
     "the display path is normalised to NFC before it is written",
-    _builder_argument("file_block", nfc),
+    _argument_changed(RequestBuilder, "file_block", nfc),
 )
 _carried(
     "QuestionNfkc",
     "question.trim",
     "nfkc",
     'the question is "cleaned" with NFKC (full-width letters, ligatures and superscripts folded) before it is trimmed',
-    _builder_argument("render_question", nfkc),
+    _argument_changed(RequestBuilder, "render_question", nfkc),
 )
 _carried(
     "ToolResultNewlines",
     "flatten.tool-result",
     "universal-newlines",
     "tool output is read back through universal newlines: CRLF and lone CR become LF",
-    _builder_argument("render_tool_result", _content(universal_newlines)),
+    _argument_changed(RequestBuilder, "render_tool_result", _content(universal_newlines)),
 )
 _carried(
     "AdvisorNoteNfc",
     "flatten.advisor-note",
     "nfc",
     "an earlier advisor note is normalised to NFC",
-    _builder_argument("render_tool_result", _content(nfc, when=lambda message: message.name == "advisor")),
+    _argument_changed(
+        RequestBuilder, "render_tool_result", _content(nfc, when=lambda message: message.name == "advisor")
+    ),
 )
 _carried(
     "AssistantTextNfd",
     "flatten.assistant-with-calls",
     "nfd",
     "an assistant's text before its calls is normalised to NFD (as a macOS file-name round trip does)",
-    _builder_argument(
+    _argument_changed(
+        RequestBuilder,
         "flatten_message",
         _content(lambda text: nfd(text or ""), when=lambda message: message.role == "assistant" and message.tool_calls),
     ),
@@ -245,14 +237,14 @@ _carried(
     "splitlines",
     "the in-flight text is split with splitlines() and joined with LF, which also turns "
     "CR, NEL, U+2028, U+2029, VT and FF into LF",
-    _builder_argument("render_in_flight", _splitlines_joined),
+    _argument_changed(RequestBuilder, "render_in_flight", _splitlines_joined),
 )
 _carried(
     "ArgumentsNfc",
     "flatten.args-json",
     "nfc",
     "tool-call arguments are normalised to NFC, keys and strings, before they are encoded",
-    _builder_argument("cap_arguments", functools.partial(_normalised, normalise=nfc)),
+    _argument_changed(RequestBuilder, "cap_arguments", functools.partial(_normalised, normalise=nfc)),
 )
 
 
@@ -294,7 +286,7 @@ _carried(
     "workspace.capped-reader",
     "text-mode",
     "files are read in text mode (Python's open() default, universal newlines): CRLF and lone CR become LF",
-    _handler_result("load", _each_file(_text_mode_read)),
+    _files_loaded(_text_mode_read),
     modules=RUNTIME,
 )
 _carried(
@@ -302,7 +294,7 @@ _carried(
     "workspace.capped-reader",
     "utf-8-sig",
     "files are opened with encoding utf-8-sig: a leading byte-order mark is dropped",
-    _handler_result("load", _each_file(_utf8_sig_read)),
+    _files_loaded(_utf8_sig_read),
     modules=RUNTIME,
 )
 _carried(
@@ -310,7 +302,7 @@ _carried(
     "workspace.display-path",
     "nfc",
     "display paths are normalised to NFC (as a macOS file system reports names)",
-    _handler_result("load", _each_file(lambda file: LoadedFile(nfc(file.path), file.data, file.size))),
+    _files_loaded(lambda file: LoadedFile(nfc(file.path), file.data, file.size)),
     modules=RUNTIME,
 )
 _carried(
@@ -318,7 +310,9 @@ _carried(
     "handler.provider-request",
     "nfkc-tool-input",
     'the tool call\'s input is "cleaned" with NFKC when it is decoded, so the question reaches the request folded',
-    _handler_result("decode", lambda decoded: ToolInput(question=nfkc(decoded.question), files=decoded.files)),
+    _result_changed(
+        AdvisorHandler, "decode", lambda decoded: ToolInput(question=nfkc(decoded.question), files=decoded.files)
+    ),
     modules=RUNTIME,
 )
 _carried(
@@ -326,7 +320,7 @@ _carried(
     "handler.note-trimmed",
     "invisibles-dropped",
     "the note passes a sanitiser of invisible characters: zero-width joiners and variation selectors dropped",
-    _handler_result("note", without_invisibles),
+    _result_changed(AdvisorHandler, "note", without_invisibles),
     modules=RUNTIME,
 )
 
