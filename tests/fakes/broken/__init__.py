@@ -23,6 +23,10 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass
 
+from advisor_reference import AdvisorHandler, AdvisorRuntime, PathPolicy, RequestBuilder
+from advisor_reference.adapter import ReferenceAdapter
+from advisor_reference.wire import HttpProvider
+
 
 @dataclass(frozen=True)
 class BrokenImplementation:
@@ -44,16 +48,48 @@ VARIANTS: dict[str, BrokenImplementation] = {}
 MODULES = ("shaping", "final", "context", "runtime", "budget", "wire", "cache", "carriage", "streams")
 
 
-def breaks(rule: str, how: str, also: tuple[str, ...] = (), variant: str = "", modules: tuple[str, ...] = ()):
-    """Register an adapter class as the broken implementation of ``rule``; ``also``: the rules the same mistake
+def reference_with(part: type) -> type[ReferenceAdapter]:
+    """The reference adapter with ``part`` in the place of the reference's own (``part`` itself if it is an adapter),
+    under ``part``'s name."""
+    if issubclass(part, ReferenceAdapter):
+        return part
+    if issubclass(part, RequestBuilder):
+        place = {"builder_class": part}
+    elif issubclass(part, HttpProvider):
+        place = {"http_provider_class": part}
+    elif issubclass(part, AdvisorRuntime):
+        place = {"runtime_class": part}
+    elif issubclass(part, (AdvisorHandler, PathPolicy)):
+        slot = "handler_class" if issubclass(part, AdvisorHandler) else "policy_class"
+        place = {"runtime_class": type("runtime_class", (AdvisorRuntime,), {slot: part})}
+    else:
+        raise TypeError(f"{part.__qualname__} is neither an adapter nor a part of the reference")
+    named = {"__module__": part.__module__, "__qualname__": part.__qualname__, "__doc__": part.__doc__}
+    return type(part.__name__, (ReferenceAdapter,), {**place, **named})
+
+
+def check_forgotten(part: type, check: str, answer: object = None) -> type:
+    """``part`` (a part of the reference) with its ``check`` forgotten: the method answers ``answer``, whatever it is
+    asked."""
+    return type(part.__name__, (part,), {check: lambda self, *args, **options: answer})
+
+
+def breaks(rule: str, how: str = "", also: tuple[str, ...] = (), variant: str = "", modules: tuple[str, ...] = ()):
+    """Register an adapter class as the broken implementation of ``rule``, broken as ``how`` says (by default its
+    docstring, white space folded); ``also``: the rules the same mistake
     necessarily breaks as well (a request that differs between calls differs in some message, whose own rule it
     breaks), which its failures may name instead. ``variant`` names a further way to break a rule that has its
     first broken implementation already; ``modules`` keeps a variant to the test modules of the input classes it
-    is about (a variant of a rule with many slow HTTP tests), its rule's other tests being run by the first."""
+    is about (a variant of a rule with many slow HTTP tests), its rule's other tests being run by the first. The class
+    it decorates is an adapter or a part of the reference (:func:`reference_with`); its name is bound to the adapter."""
 
-    def register(cls):
+    def register(part):
+        cls = reference_with(part)
+        said = how or " ".join((part.__doc__ or "").split())
+        if not said:
+            raise ValueError(f"{part.__qualname__} says neither in breaks() nor in its docstring how it breaks {rule}")
         entry = BrokenImplementation(
-            rule, how, f"{cls.__module__}:{cls.__qualname__}", tuple(also), variant, tuple(modules)
+            rule, said, f"{cls.__module__}:{cls.__qualname__}", tuple(also), variant, tuple(modules)
         )
         table = VARIANTS if variant else REGISTRY
         if entry.id in table:

@@ -17,28 +17,24 @@ from advisor_reference import wire as reference_wire
 from advisor_reference.adapter import ReferenceAdapter
 
 from . import breaks
-from .wire import AnthropicBodyRewrite, all_blocks
+from .wire import AdvisorTailMarked, all_blocks
 
 
-@breaks(
-    "breakpoints.cache-efficiency",
-    "the advisor breakpoints are counted forward from the first block of the "
-    "transcript (blocks 0, 15, 30) instead of back from its last block, so later calls find little of the "
-    "cache the earlier ones wrote (counted forward: not the spacing either)",
-    also=("breakpoints.spacing",),
-)
-class BreakpointsFromTheStart(AnthropicBodyRewrite):
-    def rewrite(self, body, request):
-        if not request.advisor_cache_profile:
-            return
+@breaks("breakpoints.cache-efficiency", also=("breakpoints.spacing",))
+class BreakpointsFromTheStart(AdvisorTailMarked):
+    """the advisor breakpoints are counted forward from the first block of the transcript (blocks 0, 15, 30) instead of
+    back from its last block, so later calls find little of the cache the earlier ones wrote (counted forward: not
+    the spacing either)"""
+
+    def unmark(self, body, tail):
         for block in all_blocks(body):
             block.pop("cache_control", None)
         system = body.get("system", [])
         if system:
             system[-1]["cache_control"] = reference_wire.advisor_cache_control()
-        tail = [block for message in body["messages"][:-1] for block in message["content"]]
-        for position in range(0, len(tail), reference_wire.BREAKPOINT_SPACING)[: 4 - (1 if system else 0)]:
-            tail[position]["cache_control"] = reference_wire.advisor_cache_control()
+
+    def positions(self, size, system):
+        return range(0, size, reference_wire.BREAKPOINT_SPACING)[: 4 - (1 if system else 0)]
 
 
 class QuestionBeforeSnapshot(ReferenceAdapter):

@@ -14,14 +14,12 @@ import unicodedata
 
 from advisor_reference import (
     AdvisorHandler,
-    AdvisorRuntime,
     LoadedFile,
     RenderedMessage,
     RequestBuilder,
     ToolInput,
     go_json,
 )
-from advisor_reference.adapter import ReferenceAdapter
 from advisor_reference.wire import WIRES, HttpProvider, StreamState
 
 from . import breaks
@@ -64,308 +62,38 @@ def js_trim(text: str) -> str:
     )
 
 
-# -- shape --------------------------------------------------------------------------------------------------------
+# -- the places the text passes: each a part of the reference (or the adapter) with ``change`` made there ----------
 
 
-@breaks(
-    "files.render-format",
-    "a file's bytes are decoded like Python's utf-8-sig or a WHATWG TextDecoder: a leading "
-    "byte-order mark is dropped (a decoding mistake, so the decoding control of the format's property blames "
-    "files.invalid-utf8 too)",
-    also=("files.invalid-utf8",),
-    variant="byte-order-mark",
-)
-class FileBomDropped(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def decode_content(self, data):
-            return super().decode_content(data).removeprefix("\ufeff")
+def _argument_changed(part, method, change):
+    """``part`` (a part of the reference) whose ``method`` is given its first argument through ``change``."""
+
+    def changed(self, first, *rest, **options):
+        return getattr(super(changing, self), method)(change(first), *rest, **options)
+
+    changing = type(f"{part.__name__}ArgumentChanged", (part,), {method: changed})
+    return changing
 
 
-@breaks("files.render-format", "a file's content is normalised to NFC after decoding", variant="nfc-content")
-class FileContentNfc(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def decode_content(self, data):
-            return nfc(super().decode_content(data))
+def _result_changed(part, method, change):
+    """``part`` (a part of the reference) whose ``method`` passes what it returns through ``change``."""
+
+    def changed(self, *args, **options):
+        return change(getattr(super(changing, self), method)(*args, **options))
+
+    changing = type(f"{part.__name__}ResultChanged", (part,), {method: changed})
+    return changing
 
 
-@breaks("files.render-format", "the display path is normalised to NFC before it is written", variant="nfc-path")
-class DisplayPathNfc(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def file_block(self, path, content):
-            return super().file_block(nfc(path), content)
+def _wire_messages(kind, change, when=lambda message: True):
+    """The reference whose ``kind`` wire encodes the text of each message of which ``when`` holds through ``change``."""
 
-
-@breaks(
-    "question.trim",
-    'the question is "cleaned" with NFKC (full-width letters, ligatures and superscripts folded) before it is trimmed',
-    variant="nfkc",
-)
-class QuestionNfkc(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def render_question(self, question):
-            return super().render_question(nfkc(question))
-
-
-@breaks(
-    "flatten.tool-result",
-    "tool output is read back through universal newlines: CRLF and lone CR become LF",
-    variant="universal-newlines",
-)
-class ToolResultNewlines(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def render_tool_result(self, message):
-            return super().render_tool_result(dataclasses.replace(message, content=universal_newlines(message.content)))
-
-
-@breaks("flatten.advisor-note", "an earlier advisor note is normalised to NFC", variant="nfc")
-class AdvisorNoteNfc(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def render_tool_result(self, message):
-            if message.name == "advisor":
-                message = dataclasses.replace(message, content=nfc(message.content))
-            return super().render_tool_result(message)
-
-
-@breaks(
-    "flatten.plain-messages-kept",
-    "plain messages pass a printable-only sanitiser: NUL, ESC, BEL and DEL dropped",
-    variant="controls-dropped",
-)
-class PlainMessagesSanitised(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def flatten_message(self, message):
-            rendered = super().flatten_message(message)
-            if message.role in ("system", "user") or (message.role == "assistant" and not message.tool_calls):
-                return RenderedMessage(rendered.role, printable_only(rendered.content))
-            return rendered
-
-
-@breaks(
-    "flatten.assistant-with-calls",
-    "an assistant's text before its calls is normalised to NFD (as a macOS file-name round trip does)",
-    variant="nfd",
-)
-class AssistantTextNfd(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def flatten_message(self, message):
-            if message.role == "assistant" and message.tool_calls:
-                message = dataclasses.replace(message, content=nfd(message.content or ""))
-            return super().flatten_message(message)
-
-
-@breaks(
-    "inflight.block-layout",
-    "the in-flight text is split with splitlines() and joined with LF, which also turns "
-    "CR, NEL, U+2028, U+2029, VT and FF into LF",
-    variant="splitlines",
-)
-class InFlightSplitlines(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def render_in_flight(self, text):
-            return super().render_in_flight(None if text is None else "\n".join(text.splitlines()))
-
-
-def _normalised(value, normalise):
-    if isinstance(value, str):
-        return normalise(value)
-    if isinstance(value, dict):
-        return {normalise(key): _normalised(item, normalise) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_normalised(item, normalise) for item in value]
-    return value
-
-
-@breaks(
-    "flatten.args-json",
-    "tool-call arguments are normalised to NFC, keys and strings, before they are encoded",
-    variant="nfc",
-)
-class ArgumentsNfc(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def cap_arguments(self, arguments):
-            return super().cap_arguments(_normalised(arguments, nfc))
-
-
-def _utf16_sorted(value):
-    """Objects rebuilt with their keys in the order of their UTF-16 code units (JavaScript's default sort)."""
-    if isinstance(value, dict):
-        keys = sorted(value, key=lambda key: key.encode("utf-16-be"))
-        return {key: _utf16_sorted(value[key]) for key in keys}
-    if isinstance(value, list):
-        return [_utf16_sorted(item) for item in value]
-    return value
-
-
-@breaks(
-    "flatten.args-json-origin-encoding",
-    "object keys are sorted by their UTF-16 code units (JavaScript's "
-    "default sort, Java's String.compareTo), not their UTF-8 bytes",
-    variant="utf16-key-order",
-)
-class KeysSortedByUtf16(ReferenceAdapter):
-    class builder_class(RequestBuilder):
-        def encode_arguments(self, arguments):
-            return _encode_utf16_order(arguments)
-
-
-def _encode_utf16_order(value):
-    """Go's encoding of ``value`` (escapes, numbers, cut strings), with each object's keys in the order of their
-    UTF-16 code units."""
-    if isinstance(value, dict):
-        keys = sorted(value, key=lambda key: key.encode("utf-16-be"))
-        return "{" + ",".join(go_json(key) + ":" + _encode_utf16_order(value[key]) for key in keys) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(_encode_utf16_order(item) for item in value) + "]"
-    return go_json(value)
-
-
-# -- a call -------------------------------------------------------------------------------------------------------
-
-
-def _runtime_with(handler_base):
-    class Runtime(AdvisorRuntime):
-        handler_class = handler_base
-
-    return Runtime
-
-
-class _TextModeReads(AdvisorHandler):
-    def load(self, paths):
-        files = super().load(paths)
-        out = []
-        for file in files:
-            data = universal_newlines(file.data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
-            out.append(LoadedFile(file.path, data, max(file.size - (len(file.data) - len(data)), len(data))))
-        return out
-
-
-@breaks(
-    "workspace.capped-reader",
-    "files are read in text mode (Python's open() default, universal newlines): CRLF and lone CR become LF",
-    variant="text-mode",
-    modules=RUNTIME,
-)
-class FilesReadInTextMode(ReferenceAdapter):
-    runtime_class = _runtime_with(_TextModeReads)
-
-
-class _BomStrippingReads(AdvisorHandler):
-    def load(self, paths):
+    def changed(messages):
         return [
-            LoadedFile(
-                file.path,
-                file.data.removeprefix(b"\xef\xbb\xbf"),
-                file.size - (3 if file.data.startswith(b"\xef\xbb\xbf") else 0),
-            )
-            for file in super().load(paths)
+            RenderedMessage(message.role, change(message.content)) if when(message) else message for message in messages
         ]
 
-
-@breaks(
-    "workspace.capped-reader",
-    "files are opened with encoding utf-8-sig: a leading byte-order mark is dropped",
-    variant="utf-8-sig",
-    modules=RUNTIME,
-)
-class FilesReadAsUtf8Sig(ReferenceAdapter):
-    runtime_class = _runtime_with(_BomStrippingReads)
-
-
-class _NfcDisplayPaths(AdvisorHandler):
-    def load(self, paths):
-        return [LoadedFile(nfc(file.path), file.data, file.size) for file in super().load(paths)]
-
-
-@breaks(
-    "workspace.display-path",
-    "display paths are normalised to NFC (as a macOS file system reports names)",
-    variant="nfc",
-    modules=RUNTIME,
-)
-class DisplayPathsNfc(ReferenceAdapter):
-    runtime_class = _runtime_with(_NfcDisplayPaths)
-
-
-class _NfkcToolInput(AdvisorHandler):
-    def decode(self, raw_input):
-        decoded = super().decode(raw_input)
-        return ToolInput(question=nfkc(decoded.question), files=decoded.files)
-
-
-@breaks(
-    "handler.provider-request",
-    'the tool call\'s input is "cleaned" with NFKC when it is decoded, so the question reaches the request folded',
-    variant="nfkc-tool-input",
-    modules=RUNTIME,
-)
-class ToolInputNfkc(ReferenceAdapter):
-    runtime_class = _runtime_with(_NfkcToolInput)
-
-
-class _InvisiblesDropped(AdvisorHandler):
-    def note(self, answer):
-        return without_invisibles(super().note(answer))
-
-
-@breaks(
-    "handler.note-trimmed",
-    "the note passes a sanitiser of invisible characters: zero-width joiners and variation selectors dropped",
-    variant="invisibles-dropped",
-    modules=RUNTIME,
-)
-class NoteWithoutInvisibles(ReferenceAdapter):
-    runtime_class = _runtime_with(_InvisiblesDropped)
-
-
-# -- the wire -----------------------------------------------------------------------------------------------------
-
-
-def _each_text(change):
-    return lambda messages: [RenderedMessage(message.role, change(message.content)) for message in messages]
-
-
-@breaks("wire.anthropic-messages", "message texts are normalised to NFC as the Anthropic body is built", variant="nfc")
-class AnthropicMessagesNfc(wire_variant(preprocessed(WIRES["anthropic"], _each_text(nfc)))):
-    pass
-
-
-def _system_js_trimmed(messages):
-    return [
-        RenderedMessage(message.role, js_trim(message.content)) if message.role == "system" else message
-        for message in messages
-    ]
-
-
-@breaks(
-    "wire.anthropic-system-blocks",
-    "system texts are trimmed with JavaScript's trim(), which removes a leading "
-    "byte-order mark (and padding the origin keeps)",
-    variant="js-trim",
-)
-class AnthropicSystemJsTrimmed(wire_variant(preprocessed(WIRES["anthropic"], _system_js_trimmed))):
-    pass
-
-
-@breaks(
-    "wire.codex-instructions",
-    "the Codex input items' texts go through universal newlines",
-    variant="universal-newlines",
-)
-class CodexItemsNewlines(wire_variant(preprocessed(WIRES["codex"], _each_text(universal_newlines)))):
-    pass
-
-
-@breaks(
-    "handler.provider-request",
-    "the OpenAI chat body's message texts are normalised to NFC",
-    variant="nfc-openai-body",
-    modules=RUNTIME,
-)
-class OpenAIBodyNfc(wire_variant(preprocessed(WIRES["openai"], _each_text(nfc)))):
-    pass
-
-
-# -- streamed text ------------------------------------------------------------------------------------------------
+    return wire_variant(preprocessed(WIRES[kind], changed))
 
 
 def _each_delta(stream_event, change):
@@ -382,7 +110,9 @@ def _each_delta(stream_event, change):
     return feed
 
 
-def _deltas_changed(kinds, change):
+def _stream_deltas(kinds, change):
+    """The reference whose stream decoders of the ``kinds`` wires pass each text delta through ``change``."""
+
     class Provider(HttpProvider):
         def __init__(self, kind, base_url, **options):
             super().__init__(kind, base_url, **options)
@@ -392,22 +122,258 @@ def _deltas_changed(kinds, change):
     return Provider
 
 
-@breaks(
+def _carried(name, rule, variant, how, changed, *, also=(), modules=()):
+    """Register the reference with ``changed`` (an adapter, or the part of the reference with a change made at one
+    place: :func:`.reference_with`) as ``name``, a variant of ``rule``."""
+    globals()[name] = breaks(rule, how, also, variant, modules)(
+        type(name, (changed,), {"__module__": __name__, "__qualname__": name})
+    )
+
+
+# -- the changes ----------------------------------------------------------------------------------------------------
+
+
+def _without_bom(text):
+    return text.removeprefix("\ufeff")
+
+
+def _content(change, when=lambda message: True):
+    """A message whose content goes through ``change`` when ``when`` holds of it."""
+    return lambda message: dataclasses.replace(message, content=change(message.content)) if when(message) else message
+
+
+def _splitlines_joined(text):
+    return None if text is None else "\n".join(text.splitlines())
+
+
+def _normalised(value, normalise):
+    if isinstance(value, str):
+        return normalise(value)
+    if isinstance(value, dict):
+        return {normalise(key): _normalised(item, normalise) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_normalised(item, normalise) for item in value]
+    return value
+
+
+def _text_mode_read(file):
+    data = universal_newlines(file.data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+    return LoadedFile(file.path, data, max(file.size - (len(file.data) - len(data)), len(data)))
+
+
+def _utf8_sig_read(file):
+    bom = file.data.startswith(b"\xef\xbb\xbf")
+    return LoadedFile(file.path, file.data.removeprefix(b"\xef\xbb\xbf"), file.size - (3 if bom else 0))
+
+
+def _files_loaded(change):
+    """The advisor handler whose loaded files each pass through ``change``."""
+    return _result_changed(AdvisorHandler, "load", lambda files: [change(file) for file in files])
+
+
+# -- shape ----------------------------------------------------------------------------------------------------------
+
+_carried(
+    "FileBomDropped",
+    "files.render-format",
+    "byte-order-mark",
+    "a file's bytes are decoded like Python's utf-8-sig or a WHATWG TextDecoder: a leading "
+    "byte-order mark is dropped (a decoding mistake, so the decoding control of the format's property blames "
+    "files.invalid-utf8 too)",
+    _result_changed(RequestBuilder, "decode_content", _without_bom),
+    also=("files.invalid-utf8",),
+)
+_carried(
+    "FileContentNfc",
+    "files.render-format",
+    "nfc-content",
+    "a file's content is normalised to NFC after decoding",
+    _result_changed(RequestBuilder, "decode_content", nfc),
+)
+_carried(
+    "DisplayPathNfc",
+    "files.render-format",
+    "nfc-path",
+    "the display path is normalised to NFC before it is written",
+    _argument_changed(RequestBuilder, "file_block", nfc),
+)
+_carried(
+    "QuestionNfkc",
+    "question.trim",
+    "nfkc",
+    'the question is "cleaned" with NFKC (full-width letters, ligatures and superscripts folded) before it is trimmed',
+    _argument_changed(RequestBuilder, "render_question", nfkc),
+)
+_carried(
+    "ToolResultNewlines",
+    "flatten.tool-result",
+    "universal-newlines",
+    "tool output is read back through universal newlines: CRLF and lone CR become LF",
+    _argument_changed(RequestBuilder, "render_tool_result", _content(universal_newlines)),
+)
+_carried(
+    "AdvisorNoteNfc",
+    "flatten.advisor-note",
+    "nfc",
+    "an earlier advisor note is normalised to NFC",
+    _argument_changed(
+        RequestBuilder, "render_tool_result", _content(nfc, when=lambda message: message.name == "advisor")
+    ),
+)
+_carried(
+    "AssistantTextNfd",
+    "flatten.assistant-with-calls",
+    "nfd",
+    "an assistant's text before its calls is normalised to NFD (as a macOS file-name round trip does)",
+    _argument_changed(
+        RequestBuilder,
+        "flatten_message",
+        _content(lambda text: nfd(text or ""), when=lambda message: message.role == "assistant" and message.tool_calls),
+    ),
+)
+_carried(
+    "InFlightSplitlines",
+    "inflight.block-layout",
+    "splitlines",
+    "the in-flight text is split with splitlines() and joined with LF, which also turns "
+    "CR, NEL, U+2028, U+2029, VT and FF into LF",
+    _argument_changed(RequestBuilder, "render_in_flight", _splitlines_joined),
+)
+_carried(
+    "ArgumentsNfc",
+    "flatten.args-json",
+    "nfc",
+    "tool-call arguments are normalised to NFC, keys and strings, before they are encoded",
+    _argument_changed(RequestBuilder, "cap_arguments", functools.partial(_normalised, normalise=nfc)),
+)
+
+
+@breaks("flatten.plain-messages-kept", variant="controls-dropped")
+class PlainMessagesSanitised(RequestBuilder):
+    """plain messages pass a printable-only sanitiser: NUL, ESC, BEL and DEL dropped"""
+
+    def flatten_message(self, message):
+        rendered = super().flatten_message(message)
+        if message.role in ("system", "user") or (message.role == "assistant" and not message.tool_calls):
+            return RenderedMessage(rendered.role, printable_only(rendered.content))
+        return rendered
+
+
+def _encode_utf16_order(value):
+    """Go's encoding of ``value`` (escapes, numbers, cut strings), with each object's keys in the order of their
+    UTF-16 code units."""
+    if isinstance(value, dict):
+        keys = sorted(value, key=lambda key: key.encode("utf-16-be"))
+        return "{" + ",".join(go_json(key) + ":" + _encode_utf16_order(value[key]) for key in keys) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_encode_utf16_order(item) for item in value) + "]"
+    return go_json(value)
+
+
+@breaks("flatten.args-json-origin-encoding", variant="utf16-key-order")
+class KeysSortedByUtf16(RequestBuilder):
+    """object keys are sorted by their UTF-16 code units (JavaScript's default sort, Java's String.compareTo), not their
+    UTF-8 bytes"""
+
+    def encode_arguments(self, arguments):
+        return _encode_utf16_order(arguments)
+
+
+# -- a call ---------------------------------------------------------------------------------------------------------
+
+_carried(
+    "FilesReadInTextMode",
+    "workspace.capped-reader",
+    "text-mode",
+    "files are read in text mode (Python's open() default, universal newlines): CRLF and lone CR become LF",
+    _files_loaded(_text_mode_read),
+    modules=RUNTIME,
+)
+_carried(
+    "FilesReadAsUtf8Sig",
+    "workspace.capped-reader",
+    "utf-8-sig",
+    "files are opened with encoding utf-8-sig: a leading byte-order mark is dropped",
+    _files_loaded(_utf8_sig_read),
+    modules=RUNTIME,
+)
+_carried(
+    "DisplayPathsNfc",
+    "workspace.display-path",
+    "nfc",
+    "display paths are normalised to NFC (as a macOS file system reports names)",
+    _files_loaded(lambda file: LoadedFile(nfc(file.path), file.data, file.size)),
+    modules=RUNTIME,
+)
+_carried(
+    "ToolInputNfkc",
+    "handler.provider-request",
+    "nfkc-tool-input",
+    'the tool call\'s input is "cleaned" with NFKC when it is decoded, so the question reaches the request folded',
+    _result_changed(
+        AdvisorHandler, "decode", lambda decoded: ToolInput(question=nfkc(decoded.question), files=decoded.files)
+    ),
+    modules=RUNTIME,
+)
+_carried(
+    "NoteWithoutInvisibles",
+    "handler.note-trimmed",
+    "invisibles-dropped",
+    "the note passes a sanitiser of invisible characters: zero-width joiners and variation selectors dropped",
+    _result_changed(AdvisorHandler, "note", without_invisibles),
+    modules=RUNTIME,
+)
+
+# -- the wire -------------------------------------------------------------------------------------------------------
+
+
+_carried(
+    "AnthropicMessagesNfc",
+    "wire.anthropic-messages",
+    "nfc",
+    "message texts are normalised to NFC as the Anthropic body is built",
+    _wire_messages("anthropic", nfc),
+)
+_carried(
+    "AnthropicSystemJsTrimmed",
+    "wire.anthropic-system-blocks",
+    "js-trim",
+    "system texts are trimmed with JavaScript's trim(), which removes a leading "
+    "byte-order mark (and padding the origin keeps)",
+    _wire_messages("anthropic", js_trim, when=lambda message: message.role == "system"),
+)
+_carried(
+    "CodexItemsNewlines",
+    "wire.codex-instructions",
+    "universal-newlines",
+    "the Codex input items' texts go through universal newlines",
+    _wire_messages("codex", universal_newlines),
+)
+_carried(
+    "OpenAIBodyNfc",
+    "handler.provider-request",
+    "nfc-openai-body",
+    "the OpenAI chat body's message texts are normalised to NFC",
+    _wire_messages("openai", nfc),
+    modules=RUNTIME,
+)
+
+# -- streamed text --------------------------------------------------------------------------------------------------
+
+_carried(
+    "AnthropicDeltasNewlines",
     "streaming.anthropic-events",
+    "per-delta-newlines",
     "each text delta's line ends are normalised as it arrives, so a CR at the end "
     "of one delta and the LF opening the next become two newlines",
-    variant="per-delta-newlines",
+    _stream_deltas({"anthropic"}, universal_newlines),
     modules=RUNTIME,
 )
-class AnthropicDeltasNewlines(ReferenceAdapter):
-    http_provider_class = _deltas_changed({"anthropic"}, universal_newlines)
-
-
-@breaks(
+_carried(
+    "ChatDeltasNfc",
     "streaming.openai-chunks",
+    "per-delta-nfc",
     "each chat and Responses text delta is normalised to NFC as it arrives",
-    variant="per-delta-nfc",
+    _stream_deltas({"openai", "codex"}, nfc),
     modules=RUNTIME,
 )
-class ChatDeltasNfc(ReferenceAdapter):
-    http_provider_class = _deltas_changed({"openai", "codex"}, nfc)
