@@ -110,18 +110,6 @@ class Optimum:
     def label(self) -> str:
         return EXACT if self.exact else BOUND
 
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "label": self.label,
-            "cost": self.cost,
-            "exact": self.exact,
-            "feasible_cost": self.feasible_cost,
-            "method": self.method,
-        }
-        if self.why:
-            out["why"] = self.why
-        return out
-
 
 @dataclass
 class TimedPrompt:
