@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest
@@ -83,12 +83,7 @@ class Usage:
     cache_creation_tokens: int = 0
 
     def to_json(self) -> dict[str, int]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_read_tokens": self.cache_read_tokens,
-            "cache_creation_tokens": self.cache_creation_tokens,
-        }
+        return asdict(self)
 
 
 @dataclass(slots=True)  # thousands of events a stream: its attributes are read and written for each

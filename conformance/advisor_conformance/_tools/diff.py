@@ -2,7 +2,7 @@
 
 ``advisor-conformance diff --impl A --impl B`` (``_tools/cli/diff.py``) draws inputs for ``shape``, ``encode`` and
 ``scenario`` from the suite's strategies, sends each to both implementations, and compares the two answers
-after :func:`open_choices` has normalised what the spec leaves to each implementation. The first input on
+after :func:`.diff_open.diverging` has normalised what the spec leaves to each implementation. The first input on
 which they differ is shrunk by hypothesis to a minimal one, and reported with the paths where the answers
 differ (:func:`advisor_conformance.vectors.differences`) and both answers' parts there.
 
@@ -50,7 +50,7 @@ from .._contract.implementation import Implementation
 from .._contract.protocol import ContractError
 from ..workspace import workspace
 from .diff_inputs import strategy_for
-from .diff_open import TEMPLATES, open_choices, strings_in
+from .diff_open import TEMPLATES, diverging, strings_in
 
 OPERATIONS = ("shape", "encode", "scenario")
 
@@ -62,7 +62,7 @@ class Divergence:
     op: str
     input: Any
     differences: list[vectors.Difference]
-    answers: tuple[Any, Any]  # after open_choices: what was compared
+    answers: tuple[Any, Any]  # after diverging normalised them: what was compared
 
     def parts(self) -> list[dict[str, Any]]:
         """Each difference: its path, what differs, and both answers' values there."""
@@ -164,21 +164,6 @@ def compare(op: str, drawn: Any, pair: tuple[Implementation, Implementation]) ->
         raw = (_answer(pair[0], op, params), _answer(pair[1], op, params))
     found, compared = diverging(op, params, raw, descriptions, files=files, work_dir=work_dir)
     return Divergence(op, shown, found, compared) if found else None
-
-
-def diverging(
-    op: str,
-    params: Mapping[str, Any],
-    answers: tuple[Any, Any],
-    descriptions: tuple[Mapping[str, Any], Mapping[str, Any]],
-    *,
-    files: Mapping[str, str] | None = None,
-    work_dir: str | None = None,
-) -> tuple[list[vectors.Difference], tuple[Any, Any]]:
-    """Where two answers to ``params`` differ once :func:`open_choices` has normalised them (A's side is the
-    "expected" of each difference), and the normalised answers."""
-    a, b, exact = open_choices(op, params, answers, descriptions, files=files, work_dir=work_dir)
-    return vectors.differences(a, b, exact_args=exact), (a, b)
 
 
 _PROBES: dict[str, dict[str, Any]] = {

@@ -1,5 +1,5 @@
 """Differential testing, what is open: two answers with every choice the spec leaves to each implementation made
-the same way (:func:`open_choices`), so that what still differs is a divergence (``diff`` runs the search)."""
+the same way, so that what still differs is a divergence (:func:`diverging`; ``diff`` runs the search)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from .. import shaping, vectors
 TEMPLATES = ("budget_spent", "deduped_file_block")
 
 
-def open_choices(
+def diverging(
     op: str,
     params: Mapping[str, Any],
     answers: tuple[Any, Any],
@@ -23,10 +23,10 @@ def open_choices(
     *,
     files: Mapping[str, str] | None = None,
     work_dir: str | None = None,
-) -> tuple[Any, Any, bool]:
-    """Both answers with every choice the spec leaves open made the same way, and whether ``<args-json>`` is
-    compared as bytes. What is open follows the catalogue's CHOICE rules (``advisor-conformance rules --json``,
-    tag CHOICE) and ``clarifications §10``:
+) -> tuple[list[vectors.Difference], tuple[Any, Any]]:
+    """Where two answers to ``params`` differ once every choice the spec leaves open is made the same way (A's side
+    is the "expected" of each difference), and the two answers so normalised. What is open follows the
+    catalogue's CHOICE rules (``advisor-conformance rules --json``, tag CHOICE) and ``clarifications §10``:
 
     1. **Declared strings** (request.system-prompt, request.guidance-request, inflight.block-layout,
        flatten.advisor-note, dedupe.notice, handler.empty-answer-note, handler.token-limit-note,
@@ -77,7 +77,7 @@ def open_choices(
             answer = _scenario_open(params, answer)
         out.append(_fresh_keys(answer, known))
     origin = all(d.get("options", {}).get("args_json") == "origin" for d in descriptions)
-    return out[0], out[1], origin
+    return vectors.differences(out[0], out[1], exact_args=origin), (out[0], out[1])
 
 
 _CUT_NOTE = re.compile(r"\s*\{\{token_limit_note\}\}$")
@@ -85,7 +85,7 @@ _EMPTY_CUT_NOTE = re.compile(r"^(?:\{\{no_content_note\}\})?\s*\{\{token_limit_n
 
 
 def _scenario_open(params: Mapping[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
-    """Choices 9 and 10 of :func:`open_choices` in a scenario's answer (its declared strings already placeholders)."""
+    """Choices 9 and 10 of :func:`diverging` in a scenario's answer (its declared strings already placeholders)."""
     if isinstance(answer.get("calls"), list):
         answer = {**answer, "calls": [_cut_note_open(outcome) for outcome in answer["calls"]]}
     store = (params.get("runtime") or {}).get("cache_key_store") if isinstance(params, Mapping) else None
@@ -148,7 +148,7 @@ def _template_pattern(template: str) -> re.Pattern[str]:
 
 
 def _deduped_blocks(text: str, strings: Mapping[str, str], files: Mapping[str, str]) -> str:
-    """Each deduped file's block as ``{{deduped:PATH}}`` (choice 2 of :func:`open_choices`)."""
+    """Each deduped file's block as ``{{deduped:PATH}}`` (choice 2 of :func:`diverging`)."""
     if strings.get("deduped_file_block"):
         for path in sorted(files, key=len, reverse=True):
             declared = shaping.deduped_text(strings, path)
@@ -238,7 +238,7 @@ def _fresh_keys(value: Any, known: set[str]) -> Any:
 
 
 def _anthropic_open(request: Mapping[str, Any], a: Any, b: Any) -> tuple[Any, Any]:
-    """Choices 6 and 7 of :func:`open_choices`, on two Anthropic encodings of ``request``."""
+    """Choices 6 and 7 of :func:`diverging`, on two Anthropic encodings of ``request``."""
     bodies = [
         answer["body"] if isinstance(answer, dict) and isinstance(answer.get("body"), dict) else None
         for answer in (a, b)

@@ -213,15 +213,6 @@ class Usage:
     #: than the minimum.
     short_tokens: int = 0
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "input_tokens": self.input_tokens,
-            "read_tokens": self.read_tokens,
-            "written_tokens": self.written_tokens,
-            "cost": self.cost,
-            "rejected": self.rejected,
-        }
-
 
 @dataclass
 class _Entry:

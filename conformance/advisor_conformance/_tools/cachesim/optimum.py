@@ -84,7 +84,7 @@ requests of other chains share), runs it through the simulator, and reports its 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -109,18 +109,6 @@ class Optimum:
     @property
     def label(self) -> str:
         return EXACT if self.exact else BOUND
-
-    def to_json(self) -> dict[str, Any]:
-        out = {
-            "label": self.label,
-            "cost": self.cost,
-            "exact": self.exact,
-            "feasible_cost": self.feasible_cost,
-            "method": self.method,
-        }
-        if self.why:
-            out["why"] = self.why
-        return out
 
 
 @dataclass
@@ -195,6 +183,41 @@ class _Node:
         return -1
 
 
+@dataclass
+class _Session:
+    """The requests as the optimum reads them: in time order, the ones the API refuses apart, grouped in chains."""
+
+    requests: Sequence[TimedPrompt]
+    prompts: list[AnthropicPrompt]
+    order: list[int]  # every request, in time order
+    refused: list[bool]  # refused for its content (an empty text block): it costs N_k in any placement
+    nodes: dict[int, _Node]
+    live: list[int]  # the requests not refused, in time order
+    rank: dict[int, int]  # a live request's place in ``live``
+    chains: dict[Any, list[int]]  # each chain's live requests, in time order
+    common: dict[tuple[int, int], int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, requests: Sequence[TimedPrompt]) -> _Session:
+        n = len(requests)
+        prompts: list[AnthropicPrompt] = [req.prompt for req in requests]
+        order = sorted(range(n), key=lambda i: (requests[i].at, i))
+        refused = [any("empty text block" in p for p in prompt.problems) for prompt in prompts]
+        nodes = {i: _Node(i, prompts[i], requests[i].at, prompts[i].total) for i in range(n)}
+        live = [i for i in order if not refused[i]]
+        chains: dict[Any, list[int]] = {}
+        for i in live:
+            chains.setdefault(requests[i].chain, []).append(i)
+        return cls(requests, prompts, order, refused, nodes, live, {i: k for k, i in enumerate(live)}, chains)
+
+    def c(self, i: int, j: int) -> int:
+        """``c(i, j)``: how many leading blocks requests ``i`` and ``j`` share."""
+        key = (i, j) if i < j else (j, i)
+        if key not in self.common:
+            self.common[key] = common_prefix(self.prompts[i], self.prompts[j])
+        return self.common[key]
+
+
 def breakpoint_optimum(
     requests: Sequence[TimedPrompt],
     rules: BreakpointRules | None = None,
@@ -203,31 +226,28 @@ def breakpoint_optimum(
     """The optimum over every placement of breakpoints and TTLs (see the module's docstring); ``cache_factory``
     makes the cache the placement built is simulated in (default: one :class:`.anthropic.AnthropicCache`)."""
     rules = rules or BreakpointRules()
-    r = rules.read_price
+    session = _Session.of(requests)
+    foreign_reads = _other_chains(session, rules)
+    lower, plan, irregular = _lower_bound(session, rules)
+    # The check: a real placement from those choices, through the simulator.
+    usages = _simulate_placement(session, rules, plan, (cache_factory or AnthropicCache)(rules))
+    upper = sum(u.cost for u in usages)
+    close = abs(upper - lower) <= 1e-6 * max(1.0, upper)
+    exact = not irregular and close
+    why = "" if exact else _why_a_bound(foreign_reads, bool(irregular))
+    return Optimum(upper if exact else lower, exact, upper, "dynamic programme, checked by simulation", usages, why)
+
+
+def _other_chains(session: _Session, rules: BreakpointRules) -> bool:
+    """What each live request shares with other chains (the module's docstring): its stem read ``s_k``, what earlier
+    requests of other chains share with it if some request through it is recent, and the prefixes later requests of
+    other chains share (free writes); and the positions a write may take. Whether any request has a stem read."""
     longest_ttl = max(rules.ttl_seconds.values())
-    n = len(requests)
-    prompts: list[AnthropicPrompt] = [req.prompt for req in requests]
-    order = sorted(range(n), key=lambda i: (requests[i].at, i))
-    refused = [any("empty text block" in p for p in prompt.problems) for prompt in prompts]
-    nodes = {i: _Node(i, prompts[i], requests[i].at, prompts[i].total) for i in range(n)}
-    chains: dict[Any, list[int]] = {}
-    for i in order:
-        if not refused[i]:
-            chains.setdefault(requests[i].chain, []).append(i)
-    common: dict[tuple[int, int], int] = {}
-
-    def c(i: int, j: int) -> int:
-        key = (i, j) if i < j else (j, i)
-        if key not in common:
-            common[key] = common_prefix(prompts[i], prompts[j])
-        return common[key]
-
-    live = [i for i in order if not refused[i]]
-    rank = {i: k for k, i in enumerate(live)}
+    requests, prompts, live, c = session.requests, session.prompts, session.live, session.c
     foreign_reads = False
-    for i in live:  # s_k: what other chains' earlier requests share, if some request through it is recent
-        node = nodes[i]
-        earlier = live[: rank[i]]
+    for i in live:
+        node = session.nodes[i]
+        earlier = live[: session.rank[i]]
         foreign = [c(j, i) for j in earlier if requests[j].chain != requests[i].chain]
         recent = [c(j, i) for j in earlier if node.at - requests[j].at <= longest_ttl]
         blocks = min(max(foreign, default=0), max(recent, default=0))
@@ -235,90 +255,116 @@ def breakpoint_optimum(
         if tokens >= rules.min_tokens:
             node.stem_pos, node.stem_tokens = blocks - 1, tokens
             foreign_reads = True
-        later = [c(j, i) for j in live[rank[i] + 1 :] if requests[j].chain != requests[i].chain]
+        later = [c(j, i) for j in live[session.rank[i] + 1 :] if requests[j].chain != requests[i].chain]
         node.foreign_later = sorted(
             {x for x in later if prompts[i].tokens_through(x) >= rules.min_tokens}, reverse=True
         )
         node.eligible = [
             p for p in range(len(prompts[i])) if prompts[i].markable[p] and prompts[i].cum[p] >= rules.min_tokens
         ]
+    return foreign_reads
 
+
+def _lower_bound(session: _Session, rules: BreakpointRules) -> tuple[float, dict[int, tuple[Any, Any]], list[Any]]:
+    """``LB``: the programme's least cost on each regular chain, the weaker bound on each irregular one, and each
+    refused request's whole price; with each request's (read, write) of the programme, and the irregular chains."""
     lower = 0.0
-    plan: dict[int, tuple[Any, Any]] = {}  # request -> (read, write) of the programme
+    plan: dict[int, tuple[Any, Any]] = {}
     irregular = []
-    for chain, members in chains.items():
-        reach = [max((c(k, later) for later in members[pos + 1 :]), default=0) for pos, k in enumerate(members)]
-        regular = all(
-            c(k, later) == reach[pos] for pos, k in enumerate(members) for later in members[pos + 1 :]
-        ) and all(reach[p] <= reach[p + 1] for p in range(len(members) - 2))
-        for pos, k in enumerate(members):
-            node = nodes[k]
-            node.write_pos = _deepest_markable(node.prompt, reach[pos])
-            node.write_tokens = node.prompt.cum[node.write_pos] if node.write_pos >= 0 else 0
-            if node.write_tokens < rules.min_tokens:
-                node.write_pos, node.write_tokens = -1, 0
-        if regular:
-            _write_positions([nodes[k] for k in members])
-            cost, chosen = _chain_programme([nodes[k] for k in members], rules)
+    for chain, members in session.chains.items():
+        nodes = [session.nodes[k] for k in members]
+        if _write_targets(session, members, rules):
+            _write_positions(nodes)
+            cost, chosen = _chain_programme(nodes, rules)
             lower += cost
             plan.update(chosen)
         else:
             irregular.append(chain)
             for k in members:
-                best = max((c(j, k) for j in live[: rank[k]]), default=0)
-                tokens = prompts[k].tokens_through(best)
-                lower += nodes[k].total - (1 - r) * (tokens if tokens >= rules.min_tokens else 0)
-    lower += sum(prompts[i].total for i in range(n) if refused[i])
+                lower += _irregular_bound(session, k, rules)
+    lower += sum(session.prompts[i].total for i in range(len(session.prompts)) if session.refused[i])
+    return lower, plan, irregular
 
-    # The check: a real placement from those choices, through the simulator.
-    cache = (cache_factory or AnthropicCache)(rules)
+
+def _write_targets(session: _Session, members: Sequence[int], rules: BreakpointRules) -> bool:
+    """Each request's write target ``w_k``: the deepest position within ``a_k`` (the most it shares with a later
+    request of its chain) that can carry a marker, if it reaches the minimum. Whether the chain is regular."""
+    c = session.c
+    reach = [max((c(k, later) for later in members[pos + 1 :]), default=0) for pos, k in enumerate(members)]
+    regular = all(c(k, later) == reach[pos] for pos, k in enumerate(members) for later in members[pos + 1 :]) and all(
+        reach[p] <= reach[p + 1] for p in range(len(members) - 2)
+    )
+    for pos, k in enumerate(members):
+        node = session.nodes[k]
+        node.write_pos = _deepest_markable(node.prompt, reach[pos])
+        node.write_tokens = node.prompt.cum[node.write_pos] if node.write_pos >= 0 else 0
+        if node.write_tokens < rules.min_tokens:
+            node.write_pos, node.write_tokens = -1, 0
+    return regular
+
+
+def _irregular_bound(session: _Session, k: int, rules: BreakpointRules) -> float:
+    """The weaker bound of a request of an irregular chain: ``N_k - (1 - r) T_k(c*_k)``."""
+    best = max((session.c(j, k) for j in session.live[: session.rank[k]]), default=0)
+    tokens = session.prompts[k].tokens_through(best)
+    return session.nodes[k].total - (1 - rules.read_price) * (tokens if tokens >= rules.min_tokens else 0)
+
+
+def _simulate_placement(
+    session: _Session, rules: BreakpointRules, plan: dict[int, tuple[Any, Any]], cache: Any
+) -> list[Usage]:
+    """Each request's usage under the placement built from the programme's choices, simulated in ``cache``."""
     read_ttl = rules.ttl_order[0] if rules.ttl_order else rules.longest_ttl
-    usages: list[Usage] = [Usage()] * n
-    for i in order:
-        prompt = prompts[i]
-        if refused[i]:
-            usages[i] = cache.request(prompt, requests[i].at)
+    usages: list[Usage] = [Usage()] * len(session.prompts)
+    for i in session.order:
+        if session.refused[i]:
+            usages[i] = cache.request(session.prompts[i], session.requests[i].at)
             continue
-        node = nodes[i]
-        marks: dict[int, str] = {}
-        if i in plan:
-            read, write = plan[i]
-            read_pos = (
-                read[1][0]
-                if read and read[0] == "entry"
-                else _deepest_markable(prompt, node.stem_pos + 1)
-                if read
-                else -1
-            )
-        else:  # an irregular chain: read what is live, write a_k for the longest TTL
-            read_pos = cache.deepest_live(prompt, node.at)
-            write = (node.write_pos, rules.longest_ttl) if node.write_pos > read_pos else None
-        if read_pos >= 0:
-            marks[read_pos] = read_ttl
-        top, top_ttl = read_pos, read_ttl
-        if write is not None:
-            marks[write[0]] = top_ttl = write[1]
-            top = write[0]
-        for shared in node.foreign_later:  # free writes for other chains, deepest first
-            position = _deepest_markable(prompt, shared)
-            if len(marks) < rules.max_breakpoints and read_pos < position < top:
-                marks[position] = top_ttl
-        usages[i] = cache.request(prompt, node.at, sorted(marks.items()))
+        node = session.nodes[i]
+        marks = _placement_marks(node, plan.get(i), cache, rules, read_ttl)
+        usages[i] = cache.request(node.prompt, node.at, sorted(marks.items()))
     cache.finish()
-    upper = sum(u.cost for u in usages)
-    close = abs(upper - lower) <= 1e-6 * max(1.0, upper)
-    exact = not irregular and close
-    why = ""
-    if not exact:
-        why = (
-            "conversations share a prefix: the bound counts reads of it from other conversations free"
-            if foreign_reads and not irregular
-            else "a conversation's requests do not repeat each other's prefixes: the bound counts every shared prefix "
-            "read"
-            if irregular
-            else "the placement built from the programme costs more than its bound"
+    return usages
+
+
+def _placement_marks(
+    node: _Node, planned: tuple[Any, Any] | None, cache: Any, rules: BreakpointRules, read_ttl: str
+) -> dict[int, str]:
+    """A request's breakpoints in the placement built: one on the entry read, one on the entry written with its
+    TTL, and free ones, under the same TTL, on the prefixes later requests of other chains share. A request of an
+    irregular chain (``planned`` None) reads what is live and writes ``a_k`` for the longest TTL."""
+    prompt = node.prompt
+    marks: dict[int, str] = {}
+    if planned is not None:
+        read, write = planned
+        read_pos = (
+            read[1][0] if read and read[0] == "entry" else _deepest_markable(prompt, node.stem_pos + 1) if read else -1
         )
-    return Optimum(upper if exact else lower, exact, upper, "dynamic programme, checked by simulation", usages, why)
+    else:
+        read_pos = cache.deepest_live(prompt, node.at)
+        write = (node.write_pos, rules.longest_ttl) if node.write_pos > read_pos else None
+    if read_pos >= 0:
+        marks[read_pos] = read_ttl
+    top, top_ttl = read_pos, read_ttl
+    if write is not None:
+        marks[write[0]] = top_ttl = write[1]
+        top = write[0]
+    for shared in node.foreign_later:  # free writes for other chains, deepest first
+        position = _deepest_markable(prompt, shared)
+        if len(marks) < rules.max_breakpoints and read_pos < position < top:
+            marks[position] = top_ttl
+    return marks
+
+
+def _why_a_bound(foreign_reads: bool, irregular: bool) -> str:
+    """Why the optimum is only a lower bound."""
+    if foreign_reads and not irregular:
+        return "conversations share a prefix: the bound counts reads of it from other conversations free"
+    if irregular:
+        return (
+            "a conversation's requests do not repeat each other's prefixes: the bound counts every shared prefix read"
+        )
+    return "the placement built from the programme costs more than its bound"
 
 
 #: The former name: the optimum of Anthropic's cache.
@@ -342,20 +388,42 @@ def _write_positions(chain: Sequence[_Node]) -> None:
 def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[float, dict[int, tuple[Any, Any]]]:
     """The least cost of one regular chain in the relaxed problem (the module's docstring), and each request's
     (read, write) of a placement reaching it."""
-    r, refresh = rules.read_price, rules.refresh
-    ttl_s, price = rules.ttl_seconds, rules.write_price
-    longest = rules.longest_ttl
-    renewing = [t for t in rules.ttls if price[t] - 1 >= 1 - r]  # TTLs worth a write just past the read
+    programme = _Programme(chain, rules)
     states: dict[tuple[Entry, ...], tuple[float, Any]] = {(): (0.0, None)}
+    for step, node in enumerate(chain):
+        states = programme.undominated(programme.step(states, node, step), step)
+    cost, path = min(states.values(), key=lambda item: item[0])
+    chosen = {}
+    while path is not None:
+        path, index, read, write = path
+        chosen[index] = (read, write)
+    return cost, chosen
 
-    # Where a write may go on each request after the k-th: a shallower entry can be worth more than a deeper one
-    # when reads renew nothing, for a later request may read it and write a fresh entry between the two.
-    later: list[list[int]] = []
-    for k in range(len(chain)):
-        positions = sorted({p for node in chain[k + 1 :] for p in (node.eligible if renewing else node.positions)})
-        later.append(positions)
 
-    def covers(f: Entry, e: Entry, k: int) -> bool:
+#: The programme's states: a set of live entries -> (the least cost reaching it, the path: the previous path, the
+#: request, its read and its write).
+States = dict[tuple[Entry, ...], tuple[float, Any]]
+
+
+class _Programme:
+    """The dynamic programme over one regular chain (the module's docstring): each request's reads (3) and writes (2)
+    from each set of live entries, pruned by what covers what."""
+
+    def __init__(self, chain: Sequence[_Node], rules: BreakpointRules) -> None:
+        self.rules = rules
+        self.refresh, self.longest = rules.refresh, rules.longest_ttl
+        #: The TTLs worth a write just past the read (a renewal).
+        self.renewing = [t for t in rules.ttls if rules.write_price[t] - 1 >= 1 - rules.read_price]
+        # Where a write may go on each request after the k-th: a shallower entry can be worth more than a deeper one
+        # when reads renew nothing, for a later request may read it and write a fresh entry between the two.
+        self.later: list[list[int]] = []
+        for k in range(len(chain)):
+            positions = sorted(
+                {p for node in chain[k + 1 :] for p in (node.eligible if self.renewing else node.positions)}
+            )
+            self.later.append(positions)
+
+    def covers(self, f: Entry, e: Entry, k: int) -> bool:
         """Whether entry ``f`` does all ``e`` could do after request ``k`` (the module's docstring, 3): ``e`` itself; a
         deeper entry of the longest TTL expiring no earlier, with reads that renew; with reads that renew nothing, a
         deeper entry expiring no earlier with no later write position between the two."""
@@ -363,87 +431,96 @@ def _chain_programme(chain: Sequence[_Node], rules: BreakpointRules) -> tuple[fl
             return True
         if f[0] < e[0] or f[2] < e[2]:
             return False
-        if refresh != "none":
-            return f[1] == longest
-        positions = later[k]
+        if self.refresh != "none":
+            return f[1] == self.longest
+        positions = self.later[k]
         return bisect.bisect_right(positions, e[0]) == bisect.bisect_right(positions, f[0])
 
-    def prune(entries: list[Entry], k: int) -> tuple[Entry, ...]:
+    def prune(self, entries: list[Entry], k: int) -> tuple[Entry, ...]:
+        """The entries no other one covers (strictly)."""
+        covers = self.covers
         unique = sorted(set(entries))
         return tuple(e for e in unique if not any(f != e and covers(f, e, k) and not covers(e, f, k) for f in unique))
 
-    for step, node in enumerate(chain):
-        t = node.at
-        cum = node.prompt.cum
-        nxt: dict[tuple[Entry, ...], tuple[float, Any]] = {}
+    def undominated(self, states: States, k: int) -> States:
+        """The states after request ``k`` without those another, no dearer state covers entry by entry (they have no
+        cheaper future)."""
+        covers = self.covers
+        kept: States = {}
+        for key, value in sorted(states.items(), key=lambda item: item[1][0]):
+            if not any(all(any(covers(f, e, k) for f in entries) for e in key) for entries in kept):
+                kept[key] = value
+        return kept
 
-        def relax(
-            entries: list[Entry],
-            cost: float,
-            path: Any,
-            step: int = step,
-            nxt: dict[tuple[Entry, ...], tuple[float, Any]] = nxt,
-        ) -> None:  # this step's, bound when defined
-            key = prune(entries, step)
-            if key not in nxt or cost < nxt[key][0] - 1e-9:
-                nxt[key] = (cost, path)
+    def step(self, states: States, node: _Node, k: int) -> States:
+        """The states after request ``k`` (``node``): from each state before it, each of its reads and, after each
+        read, no write or each of its writes; the least cost of each set of entries, once pruned."""
+        t, cum = node.at, node.prompt.cum
+        r, ttl_s, price = self.rules.read_price, self.rules.ttl_seconds, self.rules.write_price
+        after_step: States = {}
+
+        def relax(entries: list[Entry], cost: float, path: Any) -> None:
+            key = self.prune(entries, k)
+            if key not in after_step or cost < after_step[key][0] - 1e-9:
+                after_step[key] = (cost, path)
 
         for state, (cost, path) in states.items():
             alive = [e for e in state if e[2] >= t]
-            if refresh == "none":
-                reads: list[Any] = [None, *(("entry", e) for e in alive)]
-            else:
-                deepest = max((e for e in alive if e[1] == longest), default=None)
-                reads = (
-                    [("entry", deepest), *(("entry", e) for e in alive if e[0] > deepest[0])]
-                    if deepest is not None
-                    else [None, *(("entry", e) for e in alive)]
-                )
-            if node.stem_pos >= 0:
-                reads.append(("stem",))
-            for read in reads:
-                if read is None:
-                    read_pos, read_tokens, after = -1, 0, list(alive)
-                elif read[0] == "stem":
-                    read_pos, read_tokens, after = node.stem_pos, node.stem_tokens, list(alive)
-                else:
-                    e = read[1]
-                    read_pos, read_tokens = e[0], cum[e[0]]
-                    if refresh == "read-entry":
-                        after = [(x[0], x[1], t + ttl_s[x[1]]) if x == e else x for x in alive]
-                    elif refresh == "prefix":
-                        after = [(x[0], x[1], t + ttl_s[x[1]]) if x[0] <= e[0] else x for x in alive]
-                    else:
-                        after = list(alive)
+            for read in self.reads(alive, node):
+                read_pos, read_tokens, after = self.after_read(read, alive, node)
                 base = cost + node.total - (1 - r) * read_tokens
                 relax(after, base, (path, node.index, read, None))
-                if node.write_pos > read_pos and node.write_tokens > read_tokens:
-                    for position in node.positions:
-                        if position <= read_pos:
-                            continue
-                        for ttl in rules.ttls:
-                            relax(
-                                [*after, (position, ttl, t + ttl_s[ttl])],
-                                base + (price[ttl] - 1) * (cum[position] - read_tokens),
-                                (path, node.index, read, (position, ttl)),
-                            )
-                    renewal = node.renewal(read_pos)
-                    if renewal >= 0 and renewal not in node.positions:
-                        for ttl in renewing:
-                            relax(
-                                [*after, (renewal, ttl, t + ttl_s[ttl])],
-                                base + (price[ttl] - 1) * (cum[renewal] - read_tokens),
-                                (path, node.index, read, (renewal, ttl)),
-                            )
-        # A set of entries that another, no dearer set covers entry by entry has no cheaper future: drop it.
-        ranked = sorted(nxt.items(), key=lambda item: item[1][0])
-        states = {}
-        for key, value in ranked:
-            if not any(all(any(covers(f, e, step) for f in kept) for e in key) for kept in states):
-                states[key] = value
-    cost, path = min(states.values(), key=lambda item: item[0])
-    chosen = {}
-    while path is not None:
-        path, index, read, write = path
-        chosen[index] = (read, write)
-    return cost, chosen
+                for position, ttl in self.writes(node, read_pos, read_tokens):
+                    relax(
+                        [*after, (position, ttl, t + ttl_s[ttl])],
+                        base + (price[ttl] - 1) * (cum[position] - read_tokens),
+                        (path, node.index, read, (position, ttl)),
+                    )
+        return after_step
+
+    def reads(self, alive: list[Entry], node: _Node) -> list[Any]:
+        """What a request may read (the module's docstring, 3): the deepest live entry of the longest TTL, or a deeper
+        one; with none such, or with reads that renew nothing, nothing or any live entry; and its stem, if it has one."""
+        if self.refresh == "none":
+            reads: list[Any] = [None, *(("entry", e) for e in alive)]
+        else:
+            deepest = max((e for e in alive if e[1] == self.longest), default=None)
+            reads = (
+                [("entry", deepest), *(("entry", e) for e in alive if e[0] > deepest[0])]
+                if deepest is not None
+                else [None, *(("entry", e) for e in alive)]
+            )
+        if node.stem_pos >= 0:
+            reads.append(("stem",))
+        return reads
+
+    def after_read(self, read: Any, alive: list[Entry], node: _Node) -> tuple[int, int, list[Entry]]:
+        """Where a read ends, its tokens, and the live entries after it (those it renews under the refresh rule)."""
+        if read is None:
+            return -1, 0, list(alive)
+        if read[0] == "stem":
+            return node.stem_pos, node.stem_tokens, list(alive)
+        e = read[1]
+        t, ttl_s, refresh = node.at, self.rules.ttl_seconds, self.refresh
+        if refresh == "read-entry":
+            after = [(x[0], x[1], t + ttl_s[x[1]]) if x == e else x for x in alive]
+        elif refresh == "prefix":
+            after = [(x[0], x[1], t + ttl_s[x[1]]) if x[0] <= e[0] else x for x in alive]
+        else:
+            after = list(alive)
+        return e[0], node.prompt.cum[e[0]], after
+
+    def writes(self, node: _Node, read_pos: int, read_tokens: int) -> Iterator[tuple[int, str]]:
+        """What a request may write after its read (the module's docstring, 2), as (position, TTL): one entry of any
+        TTL at a candidate position past the read, or a renewal just past it; nothing when ``a_k`` is no deeper."""
+        if node.write_pos <= read_pos or node.write_tokens <= read_tokens:
+            return
+        for position in node.positions:
+            if position <= read_pos:
+                continue
+            for ttl in self.rules.ttls:
+                yield position, ttl
+        renewal = node.renewal(read_pos)
+        if renewal >= 0 and renewal not in node.positions:
+            for ttl in self.renewing:
+                yield renewal, ttl

@@ -268,9 +268,12 @@ class Measurement:
             "placement": self.placement,
             "cost_vs_no_cache": round(self.cost / self.no_cache_cost, 6) if self.input_tokens else None,
             "optimum": {
-                **self.optimum.to_json(),
+                "label": self.optimum.label,
                 "cost": round(self.optimum.cost, 3),
+                "exact": self.optimum.exact,
                 "feasible_cost": round(self.optimum.feasible_cost, 3),
+                "method": self.optimum.method,
+                **({"why": self.optimum.why} if self.optimum.why else {}),
                 "cost_vs_no_cache": round(self.optimum.cost / self.no_cache_cost, 6) if self.input_tokens else None,
                 "read_tokens": self.optimum_read_tokens,
                 "written_tokens": self.optimum_written_tokens,
@@ -326,6 +329,24 @@ def placed(timed: Sequence[TimedPrompt], placement: str) -> list[Marks | None]:
     return out
 
 
+#: The figures of a measurement that are the sums of its requests' usages (and a total's, of its sessions').
+_USAGE_FIGURES = (
+    "rejected",
+    "input_tokens",
+    "read_tokens",
+    "written_tokens",
+    "cost",
+    "missed_tokens",
+    "unread_written_tokens",
+    "short_tokens",
+)
+
+
+def _sums(items: Sequence[Any], names: Sequence[str]) -> dict[str, Any]:
+    """Each named attribute summed over ``items``, by name."""
+    return {name: sum(getattr(item, name) for item in items) for name in names}
+
+
 def measure_prompts(
     timed: Sequence[TimedPrompt], provider: str, settings: Settings, name: str, calls: int, failed_calls: int = 0
 ) -> Measurement:
@@ -351,17 +372,10 @@ def measure_prompts(
         calls=calls,
         requests=len(timed),
         failed_calls=failed_calls,
-        rejected=sum(u.rejected for u in usages),
-        input_tokens=sum(u.input_tokens for u in usages),
-        read_tokens=sum(u.read_tokens for u in usages),
-        written_tokens=sum(u.written_tokens for u in usages),
-        cost=sum(u.cost for u in usages),
+        **_sums(usages, _USAGE_FIGURES),
         optimum=optimum,
         optimum_read_tokens=sum(u.read_tokens for u in optimum.usages),
         optimum_written_tokens=sum(u.written_tokens for u in optimum.usages),
-        missed_tokens=sum(u.missed_tokens for u in usages),
-        unread_written_tokens=sum(u.unread_written_tokens for u in usages),
-        short_tokens=sum(u.short_tokens for u in usages),
         placement=settings.placement,
         spec_cost=spec_cost,
         unstable=unstable_prefixes(timed, provider),
@@ -402,21 +416,9 @@ def total(measurements: Iterable[Measurement], provider: str) -> Measurement:
     return Measurement(
         session="total",
         provider=provider,
-        calls=sum(m.calls for m in items),
-        requests=sum(m.requests for m in items),
-        failed_calls=sum(m.failed_calls for m in items),
-        rejected=sum(m.rejected for m in items),
-        input_tokens=sum(m.input_tokens for m in items),
-        read_tokens=sum(m.read_tokens for m in items),
-        written_tokens=sum(m.written_tokens for m in items),
-        cost=sum(m.cost for m in items),
+        **_sums(items, ("calls", "requests", "failed_calls", *_USAGE_FIGURES)),
         optimum=optimum,
-        optimum_read_tokens=sum(m.optimum_read_tokens for m in items),
-        optimum_written_tokens=sum(m.optimum_written_tokens for m in items),
-        missed_tokens=sum(m.missed_tokens for m in items),
-        unread_written_tokens=sum(m.unread_written_tokens for m in items),
-        short_tokens=sum(m.short_tokens for m in items),
+        **_sums(items, ("optimum_read_tokens", "optimum_written_tokens", "spec_cost")),
         placement=items[0].placement if items else "implementation",
-        spec_cost=sum(m.spec_cost for m in items),
         unstable=[dict(item, session=m.session) for m in items for item in m.unstable],
     )

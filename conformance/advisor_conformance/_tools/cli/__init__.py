@@ -5,7 +5,9 @@ Each subcommand module has ``NAME``, ``ORDER`` (its place in ``--help``),
 text), ``add_arguments(parser)`` and ``run(args, extra) -> int``; ``extra``
 holds the arguments the parser did not know, which only a module with
 ``PASSES_EXTRA = True`` accepts (``run`` hands them to pytest). A new
-subcommand is a new module here; nothing else changes.
+subcommand is a new module here; nothing else changes. Options that several
+subcommands take (``--impl``, ``--harness-timeout``) are declared once, in
+``_options``.
 """
 
 from __future__ import annotations

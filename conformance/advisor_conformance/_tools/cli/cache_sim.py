@@ -7,6 +7,8 @@ import json
 import os
 import sys
 
+from ._options import add_harness_timeout, add_impl
+
 NAME = "cache-sim"
 ORDER = 60
 HELP = "measure the prompt-cache saving of an implementation's requests over realistic sessions"
@@ -43,12 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SESSION",
         help="a shipped session's name or a session file (default: every shipped session)",
     )
-    parser.add_argument(
-        "--impl",
-        default="reference",
-        metavar="TARGET",
-        help="'reference' (the default), 'package.module[:object]' or 'cmd:COMMAND LINE'",
-    )
+    add_impl(parser, "'reference' (the default), 'package.module[:object]' or 'cmd:COMMAND LINE'")
     parser.add_argument("--provider", choices=PROVIDERS, default="anthropic", help="the provider to simulate")
     parser.add_argument(
         "--provider-profile",
@@ -94,13 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FRACTION",
         help="the cached input price as a fraction of the base price (default: the profile's)",
     )
-    parser.add_argument(
-        "--harness-timeout",
-        type=float,
-        default=300.0,
-        metavar="SECONDS",
-        help="seconds a harness may take over one operation (default 300)",
-    )
+    add_harness_timeout(parser, 300.0)
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
 
 

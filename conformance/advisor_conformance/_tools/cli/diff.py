@@ -7,6 +7,8 @@ import json
 import os
 import sys
 
+from ._options import add_harness_timeout, add_impl
+
 NAME = "diff"
 ORDER = 70
 HELP = "draw inputs, send them to two implementations, and show the first (shrunk) input they answer differently"
@@ -32,13 +34,12 @@ OPERATIONS = ("shape", "encode", "scenario")  # as in _diff, which imports hypot
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--impl",
-        action="append",
+    add_impl(
+        parser,
+        "an implementation, given twice: 'reference', 'package.module[:object]' or 'cmd:COMMAND LINE'",
         default=[],
-        metavar="TARGET",
+        action="append",
         required=True,
-        help="an implementation, given twice: 'reference', 'package.module[:object]' or 'cmd:COMMAND LINE'",
     )
     parser.add_argument(
         "--op",
@@ -57,13 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="the seed of the draws (default 0): the same seed draws the same inputs",
     )
-    parser.add_argument(
-        "--harness-timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="seconds a harness may take over one operation (default 60)",
-    )
+    add_harness_timeout(parser, 60.0)
     parser.add_argument("--json", action="store_true", help="print the outcome as JSON")
 
 

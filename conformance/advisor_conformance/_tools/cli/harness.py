@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ._options import add_impl
+
 NAME = "harness"
 ORDER = 90
 HELP = "serve a Python implementation over the harness protocol on stdin and stdout"
@@ -18,12 +20,7 @@ stdin, one answer per line on stdout (docs/harness.md). The suite starts it as a
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--impl",
-        default="reference",
-        metavar="TARGET",
-        help="the Python adapter to serve: 'reference' (the default) or 'package.module[:object]'",
-    )
+    add_impl(parser, "the Python adapter to serve: 'reference' (the default) or 'package.module[:object]'")
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:

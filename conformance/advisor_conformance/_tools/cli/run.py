@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from ..._paths import pytest_args
+from ._options import add_impl
 
 NAME = "run"
 ORDER = 10
@@ -25,13 +26,12 @@ PASSES_EXTRA = True
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--impl",
-        default=None,
-        metavar="TARGET",
-        help="implementation to test: 'package.module[:object]' naming a Python adapter, "
+    add_impl(
+        parser,
+        "implementation to test: 'package.module[:object]' naming a Python adapter, "
         "'cmd:COMMAND LINE' starting a harness, or 'reference'; default: "
         "$ADVISOR_CONFORMANCE_IMPL, else the reference",
+        default=None,
     )
 
 

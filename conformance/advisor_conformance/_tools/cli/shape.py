@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ._options import add_impl
+
 NAME = "shape"
 ORDER = 35
 HELP = "print the advisor request an implementation renders for a transcript (or its wire body), for prompt review"
@@ -55,11 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="files",
         help="a file to send, read from disk (repeatable; replaces a fixture's files)",
     )
-    parser.add_argument(
-        "--impl",
-        default="reference",
-        metavar="TARGET",
-        help="'reference' (the default), 'package.module[:object]' (imported as `python -m` would, "
+    add_impl(
+        parser,
+        "'reference' (the default), 'package.module[:object]' (imported as `python -m` would, "
         "with the current directory on the path) or 'cmd:COMMAND LINE'",
     )
     parser.add_argument(

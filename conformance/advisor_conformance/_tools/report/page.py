@@ -22,14 +22,13 @@ from __future__ import annotations
 import html
 import json
 import re
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import PurePath
 from typing import Any
 
 from ..._pytest_plugin.reporting import REVIEW_OUTCOMES
-from ...catalogue import Catalogue, load_catalogue
+from ...catalogue import Catalogue, Rule, load_catalogue
 from .compare import Comparison, compare_runs
 from .runs import Run, attributed_outcomes, clean_text
 
@@ -78,49 +77,31 @@ def _when(started: str) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-@dataclass
-class _Rule:
-    id: str
-    area: str
-    level: str
-    tag: str
-    statement: str = ""
-    source: str = ""
-    why: str = ""
-    known: bool = True
-
-    def to_json(self, area_title: str) -> dict[str, Any]:
-        out = {
-            "area": self.area,
-            "areaTitle": area_title,
-            "level": self.level,
-            "tag": self.tag,
-            "statement": self.statement,
-            "source": self.source,
-            "known": self.known,
-        }
-        if self.why:
-            out["why"] = self.why
-        return out
+def _rule_json(rule: Rule, area_title: str, known: bool) -> dict[str, Any]:
+    """A rule as the page's script reads it: the catalogue's JSON of it, its area's title, and whether the installed
+    catalogue has it."""
+    return {**rule.to_json(), "areaTitle": area_title, "known": known}
 
 
-def _matrix_rules(runs: list[Run], catalogue: Catalogue) -> tuple[list[tuple[str, str, list[_Rule]]], int]:
-    """The rules of the runs grouped by area, in the catalogue's order; unknown rules and areas come last."""
-    seen: dict[str, _Rule] = {}
+def _matrix_rules(runs: list[Run], catalogue: Catalogue) -> tuple[list[tuple[str, str, list[Rule]]], int]:
+    """The rules of the runs grouped by area, in the catalogue's order; unknown rules and areas come last (with only
+    the ID, area, level and tag their runs give)."""
+    seen: dict[str, Rule] = {}
     for run in runs:
         for row in run.rules:
             rule_id = clean_text(row["id"])
             if rule_id in seen:
                 continue
-            known = catalogue.rules.get(rule_id)
-            if known is not None:
-                seen[rule_id] = _Rule(
-                    known.id, known.area, known.level, known.tag, known.statement, known.source, known.why
-                )
+            if rule_id in catalogue:
+                seen[rule_id] = catalogue[rule_id]
             else:
-                area = clean_text(row.get("area") or rule_id.split(".", 1)[0])
-                seen[rule_id] = _Rule(
-                    rule_id, area, clean_text(row.get("level") or "?"), clean_text(row.get("tag") or "?"), known=False
+                seen[rule_id] = Rule(
+                    rule_id,
+                    clean_text(row.get("area") or rule_id.split(".", 1)[0]),
+                    statement="",
+                    tag=clean_text(row.get("tag") or "?"),
+                    source="",
+                    level=clean_text(row.get("level") or "?"),
                 )
     order = {rule_id: index for index, rule_id in enumerate(catalogue.rules)}
     areas = list(catalogue.areas)
@@ -378,7 +359,7 @@ def _run_header(index: int, run: Run) -> str:
     )
 
 
-def _run_totals(index: int, groups: list[tuple[str, str, list[_Rule]]], present: dict[str, Any]) -> str:
+def _run_totals(index: int, groups: list[tuple[str, str, list[Rule]]], present: dict[str, Any]) -> str:
     """The totals cell of a run: how many of the matrix's rules have each outcome."""
     tally: dict[str, int] = {}
     for _area, _title, members in groups:
@@ -395,12 +376,15 @@ def _run_totals(index: int, groups: list[tuple[str, str, list[_Rule]]], present:
     return f'<td class="total" data-run="{index}" data-total="{sum(tally.values())}">{spans}</td>'
 
 
-def _rule_row(rule: _Rule, runs: list[Run], rows_of: list[dict[str, Any]], change_of: list[dict[str, str]]) -> str:
-    """A rule's row: its ID, level and tag, one cell per run (outcome, counts, change), its statement."""
+def _rule_row(
+    rule: Rule, known: bool, runs: list[Run], rows_of: list[dict[str, Any]], change_of: list[dict[str, str]]
+) -> str:
+    """A rule's row: its ID, level and tag (marked unknown when the installed catalogue lacks it), one cell per run
+    (outcome, counts, change), its statement."""
     outcomes = [rows_of[i][rule.id]["outcome"] if rule.id in rows_of[i] else "absent" for i in range(len(runs))]
     passed = all(outcome == "passed" for outcome in outcomes)
-    unknown = "" if rule.known else ' <span class="unknown" title="not in the installed catalogue">unknown</span>'
-    row_class = "" if rule.known else ' class="unknown-rule"'
+    unknown = "" if known else ' <span class="unknown" title="not in the installed catalogue">unknown</span>'
+    row_class = "" if known else ' class="unknown-rule"'
     cells = []
     for i, outcome in enumerate(outcomes):
         counts = _counts(rows_of[i].get(rule.id))
@@ -477,7 +461,7 @@ def build_page(
             f'{_e(area_title)} <span class="areaid">{_e(area)} · {len(members)} '
             f"rule{'s' * (len(members) != 1)}</span></th></tr>"
         )
-        body += [_rule_row(rule, runs, rows_of, change_of) for rule in members]
+        body += [_rule_row(rule, rule.id in catalogue, runs, rows_of, change_of) for rule in members]
         body.append("</tbody>")
 
     area_options = "".join(f'<option value="{_e(area)}">{_e(area_title)}</option>' for area, area_title, _ in groups)
@@ -489,7 +473,11 @@ def build_page(
         "catalogue": catalogue.version,
         "limit": limit,
         "runs": [_run_json(run) for run in runs],
-        "rules": {rule.id: rule.to_json(area_title) for _area, area_title, members in groups for rule in members},
+        "rules": {
+            rule.id: _rule_json(rule, area_title, rule.id in catalogue)
+            for _area, area_title, members in groups
+            for rule in members
+        },
         "cells": [{rule_id: tests for rule_id, tests in by_rule.items()} for by_rule in cell_tests],
         "counts": [{rule_id: [row["outcome"], *_counts(row)] for rule_id, row in rows.items()} for rows in rows_of],
         "nodes": nodes.items,
