@@ -12,15 +12,13 @@ main run of the suite, so the failures come from the breakage.
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-
 import pytest
 
 from advisor_conformance.catalogue import load_catalogue
 
 from ..fakes.broken import load_entries, load_registry
-from ..support.runner import ROOT, SUITE, run_pytest
+from ..support.matrix import REFERENCE_SNAPSHOTS, read_outcomes, run_matrix_session
+from ..support.runner import SUITE
 
 REGISTRY = load_registry()
 ENTRIES = load_entries()  # the first broken implementation of every rule, and the variants
@@ -48,32 +46,18 @@ def broken_runs(tmp_path_factory, progress):
         }
         for entry in ENTRIES
     ]
-    (tmp / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
-    # A broken implementation is the reference with one rule broken: its rendered requests are held to the
-    # reference's snapshots, so a snapshot test fails only where the breakage changes a request.
-    run = run_pytest(
+    run = run_matrix_session(
+        matrix,
+        tmp / "outcomes.jsonl",
         SUITE,
-        "--impl=reference",
-        "-p",
-        "tests.support.matrix",
-        f"--matrix={tmp / 'matrix.json'}",
-        f"--matrix-report={tmp / 'outcomes.jsonl'}",
-        "-q",
         "-n",
         "2",
         "--hypothesis-profile=advisor-conformance-mutation",
-        f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+        REFERENCE_SNAPSHOTS,
         progress=progress,
         label="broken implementations",
     )
-    outcomes = defaultdict(list)
-    path = tmp / "outcomes.jsonl"
-    for line in path.read_text(encoding="utf-8").split("\n") if path.exists() else []:
-        if not line:
-            continue
-        record = json.loads(line)
-        outcomes[record["entry"]].append(record)
-    return run, outcomes
+    return run, read_outcomes(tmp / "outcomes.jsonl")
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=[entry.id for entry in ENTRIES])

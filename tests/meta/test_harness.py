@@ -17,6 +17,7 @@ from advisor_conformance import ContractError
 from advisor_conformance._contract.protocol import AREA_OPERATIONS, CAPABILITIES
 from advisor_conformance._contract.transport import SubprocessTransport
 
+from ..support.matrix import read_outcomes, run_matrix_session
 from ..support.runner import ROOT, SUITE, run_pytest
 
 FAULTY = f"cmd:{sys.executable} tests/fakes/faulty_harness.py"
@@ -40,15 +41,10 @@ def test_reference_through_the_harness_matches_in_process(tmp_path, progress):
         {"id": "in-process", "target": "reference", "rules": None},
         {"id": "harness", "target": "cmd:advisor-conformance harness", "rules": None},
     ]
-    (tmp_path / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
-    run = run_pytest(
+    run = run_matrix_session(
+        matrix,
+        tmp_path / "outcomes.jsonl",
         SUITE,
-        "--impl=reference",
-        "-p",
-        "tests.support.matrix",
-        f"--matrix={tmp_path / 'matrix.json'}",
-        f"--matrix-report={tmp_path / 'outcomes.jsonl'}",
-        "-q",
         "-n",
         "2",
         progress=progress,
@@ -56,12 +52,10 @@ def test_reference_through_the_harness_matches_in_process(tmp_path, progress):
     )
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     by_entry: dict[str, dict[str, str]] = {"in-process": {}, "harness": {}}
-    for line in (tmp_path / "outcomes.jsonl").read_text(encoding="utf-8").split("\n"):
-        if line:
-            record = json.loads(line)
-            test = record["nodeid"].replace(f"[{record['entry']}-", "[").replace(f"-{record['entry']}]", "]")
-            test = test.replace(f"[{record['entry']}]", "")
-            by_entry[record["entry"]][test] = record["outcome"]
+    for entry, records in read_outcomes(tmp_path / "outcomes.jsonl").items():
+        for record in records:
+            test = record["nodeid"].replace(f"[{entry}-", "[").replace(f"-{entry}]", "]")
+            by_entry[entry][test.replace(f"[{entry}]", "")] = record["outcome"]
     assert len(by_entry["in-process"]) > 400
     assert by_entry["in-process"] == by_entry["harness"]
 

@@ -27,6 +27,14 @@ def installed(tmp_path_factory):
     return make_env(wheel, base / "venv"), wheel
 
 
+def _python(python: Path, code: str, cwd: Path | None = None) -> str:
+    """What ``code`` prints, run by the environment's interpreter (in ``cwd``); a failure raises."""
+    command = [str(python), "-c", code]
+    return subprocess.run(
+        command, cwd=cwd, capture_output=True, text=True, check=True, env=clean_env(), timeout=120
+    ).stdout
+
+
 def test_wheel_carries_fixtures_and_snapshots(installed):
     """The wheel holds the packages (marked typed), the rule catalogue, the schema, the fixtures and the reference's
     snapshots."""
@@ -78,19 +86,11 @@ def test_environment_holds_only_declared_dependencies(installed):
     dev_only = set(dependency_closure(extras=("dev",))) - runtime
     assert {"pytest", "hypothesis", "jsonschema", "syrupy"} <= runtime
     assert "respx" in dev_only
-    listing = subprocess.run(
-        [
-            str(python),
-            "-c",
-            "import importlib.metadata as m, json; "
-            "print(json.dumps(sorted(d.metadata['Name'].lower() for d in m.distributions())))",
-        ],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=clean_env(),
-        timeout=120,
-    ).stdout
+    listing = _python(
+        python,
+        "import importlib.metadata as m, json; "
+        "print(json.dumps(sorted(d.metadata['Name'].lower() for d in m.distributions())))",
+    )
     present = set(json.loads(listing))
     assert "respx" not in present and "anthropic" not in present, present
     assert "advisor-conformance" in present
@@ -99,15 +99,7 @@ def test_environment_holds_only_declared_dependencies(installed):
 def test_suite_imports_from_the_wheel_in_another_directory(installed, tmp_path):
     """In an empty directory the suite is imported from the installed wheel and collects every rule's tests."""
     python, _ = installed
-    where = subprocess.run(
-        [str(python), "-c", "import advisor_conformance; print(advisor_conformance.__file__)"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-        env=clean_env(),
-        timeout=120,
-    ).stdout
+    where = _python(python, "import advisor_conformance; print(advisor_conformance.__file__)", cwd=tmp_path)
     assert Path(where).is_relative_to(python.parent.parent), f"advisor_conformance was imported from {where}"
     run = run_pytest("--impl=reference", "--co", "-q", cwd=tmp_path, python=str(python))
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]

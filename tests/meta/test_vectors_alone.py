@@ -8,15 +8,13 @@ from the reference is a vector that pins nothing of that rule.
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
-
 import pytest
 
 from advisor_conformance.vectors import load_all
 
 from ..fakes.broken import load_registry
-from ..support.runner import ROOT, SUITE, run_pytest
+from ..support.matrix import REFERENCE_SNAPSHOTS, read_outcomes, run_matrix_session
+from ..support.runner import SUITE
 
 REGISTRY = load_registry()
 NAMED = sorted({rule for case in load_all() for rule in case.rules} & set(REGISTRY))
@@ -37,26 +35,15 @@ def vector_runs(tmp_path_factory, progress):
     """Every broken implementation of a rule the vectors cover, against those vectors alone."""
     tmp = tmp_path_factory.mktemp("vectors-alone")
     matrix = [{"id": rule, "target": REGISTRY[rule].target, "rules": [rule]} for rule in COVERED]
-    (tmp / "matrix.json").write_text(json.dumps(matrix), encoding="utf-8")
-    run = run_pytest(
+    run = run_matrix_session(
+        matrix,
+        tmp / "outcomes.jsonl",
         f"{SUITE}/test_vectors.py",
-        "--impl=reference",
-        "-p",
-        "tests.support.matrix",
-        f"--matrix={tmp / 'matrix.json'}",
-        f"--matrix-report={tmp / 'outcomes.jsonl'}",
-        "-q",
-        f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
+        REFERENCE_SNAPSHOTS,
         progress=progress,
         label="golden vectors alone",
     )
-    outcomes = defaultdict(list)
-    path = tmp / "outcomes.jsonl"
-    for line in path.read_text(encoding="utf-8").split("\n") if path.exists() else []:
-        if line:
-            record = json.loads(line)
-            outcomes[record["entry"]].append(record)
-    return run, outcomes
+    return run, read_outcomes(tmp / "outcomes.jsonl")
 
 
 def test_vectors_cover_most_rules_and_every_exemption_is_named_by_a_vector():

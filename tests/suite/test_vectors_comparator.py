@@ -10,15 +10,15 @@ from advisor_conformance.vectors import Case, VectorError, attribute, difference
 STRINGS = {"deduped_file_notice": "(see above)", "guidance_request": "Advise."}
 
 
-def _case(rules=("a.x", "a.y", "a.z"), pins=None):
+def _case(rules=("a.x", "a.y", "a.z"), pins=None, transcript=None, op="shape", expect=None):
     return Case(
         "f",
         "c",
         "d",
         tuple(rules),
-        "shape",
-        {},
-        {},
+        op,
+        {"transcript": transcript} if transcript else {},
+        expect or {},
         {},
         None,
         {pattern: tuple(rules) for pattern, rules in (pins or {}).items()},
@@ -27,6 +27,17 @@ def _case(rules=("a.x", "a.y", "a.z"), pins=None):
 
 def _diffs(expected, actual, **options):
     return differences(expected, actual, exact_args=options.pop("exact_args", True), **options)
+
+
+def _blamed(case, expected, actual, **options):
+    """The rules the one difference between ``expected`` and ``actual`` is blamed on."""
+    (diff,) = _diffs(expected, actual, **options)
+    return attribute(case, [diff], options.get("strings"))[diff]
+
+
+def _blamed_by_field(case, expected, actual):
+    """Where each difference between ``expected`` and ``actual`` is, with the rules it is blamed on."""
+    return {diff.where: rules for diff, rules in attribute(case, _diffs(expected, actual)).items()}
 
 
 @pytest.mark.parametrize(
@@ -131,11 +142,11 @@ def test_malformed_patterns_are_refused(pattern):
 def test_longest_covering_pattern_decides_the_rules():
     """A difference is blamed on the rules of the longest pattern covering it; one no pattern covers, on all rules."""
     case = _case(pins={"messages": ["a.x"], "messages[-1].content": ["a.y"], "calls[*].result": ["a.z"]})
-    found = _diffs(
+    blamed = _blamed_by_field(
+        case,
         {"messages": [{"content": "p"}, {"content": "q"}], "calls": [{"result": 1}], "other": 0},
         {"messages": [{"content": "P"}, {"content": "Q"}], "calls": [{"result": 2}], "other": 1},
     )
-    blamed = {diff.where: rules for diff, rules in attribute(case, found).items()}
     assert blamed == {
         "answer.messages[0].content": ("a.x",),
         "answer.messages[1].content": ("a.y",),
@@ -147,23 +158,16 @@ def test_longest_covering_pattern_decides_the_rules():
 def test_fields_of_an_operation_pin_their_own_rules_over_an_enclosing_pattern():
     """A scenario's provider-request field (max tokens, cache key) is blamed on the rule of that field even when the
     vector pins only the whole request; the vector's own pins for the field still decide."""
-    case = Case(
-        "f",
-        "c",
-        "d",
+    case = _case(
         ("b.cap",),
-        "scenario",
-        {},
-        {},
-        {},
-        None,
-        {"provider_requests[*]": ("b.cap",), "provider_requests[*].prompt_cache_key": ("t.mine",)},
+        pins={"provider_requests[*]": ["b.cap"], "provider_requests[*].prompt_cache_key": ["t.mine"]},
+        op="scenario",
     )
-    found = _diffs(
+    blamed = _blamed_by_field(
+        case,
         {"provider_requests": [{"max_tokens": 2048, "prompt_cache_key": "k", "call": 0}]},
         {"provider_requests": [{"max_tokens": 4096, "prompt_cache_key": "x", "call": 1}]},
     )
-    blamed = {diff.where: rules for diff, rules in attribute(case, found).items()}
     assert blamed == {
         "answer.provider_requests[0].max_tokens": ("handler.provider-request",),
         "answer.provider_requests[0].prompt_cache_key": ("t.mine",),
@@ -174,27 +178,20 @@ def test_fields_of_an_operation_pin_their_own_rules_over_an_enclosing_pattern():
 def test_session_fields_and_cache_keys_are_blamed_on_the_rule_the_expected_value_shows():
     """A request's session fields are blamed on the main agent's, a sub-agent's or the no-session rule, and its
     cache key on the store's or the fresh-key rule, by what the vector expects there."""
-    case = Case(
-        "f",
-        "c",
-        "d",
+    case = _case(
         ("b.cap",),
-        "scenario",
-        {},
-        {
+        pins={"provider_requests[*]": ["b.cap"]},
+        op="scenario",
+        expect={
             "provider_requests": [
                 {"transport_session": "s-advisor", "parent_session": "s", "prompt_cache_key": "store-key"},
                 {"transport_session": "s-subagent-advisor", "parent_session": "s", "prompt_cache_key": {"$hex32": "k"}},
                 {"transport_session": None, "parent_session": None, "prompt_cache_key": "store-key"},
             ]
         },
-        {},
-        None,
-        {"provider_requests[*]": ("b.cap",)},
     )
     wrong = {"transport_session": "x", "parent_session": "x", "prompt_cache_key": "x"}
-    found = _diffs(case.expect, {"provider_requests": [wrong, wrong, wrong]})
-    blamed = {diff.where: rules for diff, rules in attribute(case, found).items()}
+    blamed = _blamed_by_field(case, case.expect, {"provider_requests": [wrong, wrong, wrong]})
     assert blamed == {
         "answer.provider_requests[0].transport_session": ("transport.main-session",),
         "answer.provider_requests[0].parent_session": ("transport.main-session",),
@@ -212,8 +209,7 @@ def test_text_running_on_past_the_end_is_blamed_on_the_declared_string_it_runs_f
     """Text left over after a segment that ends in a declared string (a newline after the request for guidance) is
     blamed on that string's rule, not on the segment's."""
     expected = {"$segments": [["File: a\n", ["a.x"]], ["Advise.", ["a.x"]]]}
-    (diff,) = _diffs(expected, "File: a\nAdvise.\n", strings=STRINGS)
-    assert attribute(_case(), [diff], STRINGS)[diff] == ("request.guidance-request",)
+    assert _blamed(_case(), expected, "File: a\nAdvise.\n", strings=STRINGS) == ("request.guidance-request",)
 
 
 def test_a_departure_in_a_tool_calls_frame_is_blamed_on_the_tool_call_line():
@@ -228,8 +224,7 @@ def test_a_departure_in_a_tool_calls_frame_is_blamed_on_the_tool_call_line():
         ('Looking!\n[tool_call: read {"path":"a.go"}]', ("a.x",), ("a.x",)),
         ('Looking.\n\n[tool_call: read {"path":"a.go"}]', ("flatten.assistant-with-calls",), None),
     ]:
-        (diff,) = _diffs({"messages": [line]}, {"messages": [actual]})
-        assert attribute(case, [diff])[diff] == rules, actual
+        assert _blamed(case, {"messages": [line]}, {"messages": [actual]}) == rules, actual
         # the same line cut into segments (the frame's, the arguments'), each blamed on the case's own rule
         segments = {
             "$segments": [
@@ -239,8 +234,7 @@ def test_a_departure_in_a_tool_calls_frame_is_blamed_on_the_tool_call_line():
                 ["]", ["a.y"]],
             ]
         }
-        (diff,) = _diffs({"messages": [segments]}, {"messages": [actual]})
-        assert attribute(case, [diff])[diff] == (segment or rules), actual
+        assert _blamed(case, {"messages": [segments]}, {"messages": [actual]}) == (segment or rules), actual
 
 
 @pytest.mark.parametrize("segmented", [False, True])
@@ -256,8 +250,7 @@ def test_arguments_written_in_another_form_are_blamed_on_the_origin_encoding(seg
         ('Saving.\n[tool_call: write {"text":"\\u003c\\ufffd","n":1.0}]', ("flatten.args-json-origin-encoding",)),
         ('Saving.\n[tool_call: write {"n":1,"text":"<>"}]', ("a.x",)),
     ]:
-        (diff,) = _diffs({"messages": [expected]}, {"messages": [actual]})
-        assert attribute(case, [diff])[diff] == rules, actual
+        assert _blamed(case, {"messages": [expected]}, {"messages": [actual]}) == rules, actual
     assert (
         _diffs(
             {"messages": [expected]},
@@ -279,22 +272,12 @@ def test_a_tool_call_id_shown_on_the_line_is_blamed_on_hidden_ids(segmented):
         if segmented
         else line
     )
-    case = Case(
-        "f",
-        "c",
-        "d",
-        ("a.x", "a.y", "a.z"),
-        "shape",
-        {
-            "transcript": [
-                {"role": "assistant", "tool_calls": [{"id": "c1", "name": "bash"}]},
-                {"role": "user", "content": "go on"},
-            ]
-        },
-        {},
-        {},
-        None,
-        {"messages": ("a.x",)},
+    case = _case(
+        pins={"messages": ["a.x"]},
+        transcript=[
+            {"role": "assistant", "tool_calls": [{"id": "c1", "name": "bash"}]},
+            {"role": "user", "content": "go on"},
+        ],
     )
     for actual, rules in [
         ('[tool_call: bash {"command":"echo c1"} id=c1]', ("flatten.call-ids-hidden",)),
@@ -302,8 +285,7 @@ def test_a_tool_call_id_shown_on_the_line_is_blamed_on_hidden_ids(segmented):
         ('[tool_call: bash {"command":"echo c1"} ]', ("flatten.tool-call-line",)),
         ('[tool_call: bash {"command":"echo c2"}]', ("a.y",) if segmented else ("flatten.args-json",)),
     ]:
-        (diff,) = _diffs({"messages": ["S", expected]}, {"messages": ["S", actual]})
-        assert attribute(case, [diff])[diff] == rules, actual
+        assert _blamed(case, {"messages": ["S", expected]}, {"messages": ["S", actual]}) == rules, actual
 
 
 @pytest.mark.parametrize("segmented", [False, True])
@@ -333,8 +315,8 @@ def test_the_newline_before_a_call_line_is_blamed_on_assistant_with_calls(segmen
         ('Looking.\n\nSee: [tool_call: read {"path":"a.go"}]\n[tool_call: ls {}]', False),
         ('Looking.\n(tool_call: read {"path":"a.go"})\n[tool_call: ls {}]', False),
     ]:
-        (diff,) = _diffs({"messages": [expected]}, {"messages": [actual]})
-        assert (attribute(case, [diff])[diff] == ("flatten.assistant-with-calls",)) is rules, actual
+        blamed = _blamed(case, {"messages": [expected]}, {"messages": [actual]})
+        assert (blamed == ("flatten.assistant-with-calls",)) is rules, actual
 
 
 def test_a_departure_inside_an_arguments_elision_marker_is_blamed_on_its_format():
@@ -347,12 +329,9 @@ def test_a_departure_inside_an_arguments_elision_marker_is_blamed_on_its_format(
         ('[tool_call: write {"text":"abc\u2026[cut, 1002 bytes total]"}]', ("elision.marker-format",)),
         ('[tool_call: write {"text":"abcd\u2026[elided, 1002 bytes total]"}]', ("a.x",)),
     ]:
-        (diff,) = _diffs({"messages": [line]}, {"messages": [actual]})
-        assert attribute(case, [diff])[diff] == rules, actual
-    (diff,) = _diffs(
-        {"messages": ["abc\u2026[elided, 1002 bytes total]"]}, {"messages": ["abc\u2026[elided, 1003 bytes total]"]}
-    )
-    assert attribute(case, [diff])[diff] == ("a.x",)
+        assert _blamed(case, {"messages": [line]}, {"messages": [actual]}) == rules, actual
+    marker = {"messages": ["abc\u2026[elided, 1002 bytes total]"]}
+    assert _blamed(case, marker, {"messages": ["abc\u2026[elided, 1003 bytes total]"]}) == ("a.x",)
 
 
 def test_segments_blame_the_segment_where_the_text_departs():
@@ -366,8 +345,7 @@ def test_segments_blame_the_segment_where_the_text_departs():
         ("File: b\nQ?\n\nAdvise.", ("a.x",)),
         ("File: a\nQ?\n\nAdvise. more", ("a.z",)),
     ]:
-        (diff,) = _diffs(expected, actual)
-        assert attribute(case, [diff])[diff] == rules, actual
+        assert _blamed(case, expected, actual) == rules, actual
     assert _diffs(expected, "File: a\nQ?\n\nAdvise.") == []
 
 
@@ -532,17 +510,10 @@ def test_a_list_of_the_same_items_in_another_order_is_one_difference_of_the_list
     actual = {"messages": [expected["messages"][i] for i in (0, 2, 1, 3)]}
     (diff,) = _diffs(expected, actual)
     assert diff.where == "answer.messages" and "another order" in diff.what
-    case = Case(
-        "f",
-        "c",
-        "d",
+    case = _case(
         ("a.x", "flatten.plain-messages-kept"),
-        "shape",
-        {"transcript": [{"role": "user", "content": "a"}, {"role": "system", "content": "b"}]},
-        {},
-        {},
-        None,
-        {"messages": ("a.x",)},
+        pins={"messages": ["a.x"]},
+        transcript=[{"role": "user", "content": "a"}, {"role": "system", "content": "b"}],
     )
     assert attribute(case, [diff])[diff] == ("a.x",)
     changed = {"messages": [*expected["messages"][:2], {"role": "system", "content": "c"}, expected["messages"][3]]}

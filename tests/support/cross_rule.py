@@ -27,7 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ..fakes.broken import BrokenImplementation, load_registry
-from .runner import ROOT, SUITE, run_pytest
+from .matrix import REFERENCE_SNAPSHOTS, run_matrix_session
+from .runner import SUITE
 
 #: Tests that judge a whole rendered request or a whole session, so that any change of a request fails them by
 #: design: a failure there is a documented dependency of every rule, not a cascade.
@@ -56,25 +57,18 @@ def run_matrix(out: Path, tests: list[str] | None = None) -> None:
     """Every broken implementation against every deterministic test of the suite (or of ``tests``: paths or node
     IDs); the outcomes into ``out``."""
     entries = sorted(load_registry().values(), key=lambda entry: entry.rule)
-    with tempfile.TemporaryDirectory() as tmp:
-        matrix = Path(tmp) / "matrix.json"
-        matrix.write_text(json.dumps([{"id": e.rule, "target": e.target, "rules": None} for e in entries]))
-        run_pytest(
-            *(tests or [SUITE]),
-            "--impl=reference",
-            "-p",
-            "tests.support.matrix",
-            f"--matrix={matrix}",
-            f"--matrix-report={out}",
-            "-q",
-            "-n",
-            "0" if tests else "2",
-            "--hypothesis-profile=advisor-conformance-explicit",
-            f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
-            timeout=3600,
-            progress=lambda line: print(line, file=sys.stderr),
-            label="broken implementations",
-        )
+    run_matrix_session(
+        [{"id": e.rule, "target": e.target, "rules": None} for e in entries],
+        out,
+        *(tests or [SUITE]),
+        "-n",
+        "0" if tests else "2",
+        "--hypothesis-profile=advisor-conformance-explicit",
+        REFERENCE_SNAPSHOTS,
+        timeout=3600,
+        progress=lambda line: print(line, file=sys.stderr),
+        label="broken implementations",
+    )
 
 
 def summarise(outcomes: Path) -> tuple[str, int]:

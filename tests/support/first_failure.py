@@ -27,7 +27,8 @@ from typing import Any
 
 from ..fakes.broken import BrokenImplementation, load_registry
 from ..fakes.mistakes import MISTAKES
-from .runner import ROOT, SUITE, run_pytest
+from .matrix import REFERENCE_SNAPSHOTS, run_matrix_session
+from .runner import SUITE
 
 SHIPPED_PROFILE = "advisor-conformance-ci"
 _RULE_NAMED = re.compile(r"\[([a-z][a-z0-9]*\.[a-z0-9-]+)(?:, [a-z][a-z0-9]*\.[a-z0-9-]+)*\]")
@@ -71,28 +72,21 @@ def run_matrix(out: Path, ids: list[str], profile: str, tests: list[str] | None 
     """The implementations ``ids`` against the suite, each stopping at its first failure; outcomes into ``out``."""
     known = entries()
     matrix = [{"id": key, "target": known[key].target, "rules": None, "until": known[key].rule} for key in ids]
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "matrix.json"
-        path.write_text(json.dumps(matrix), encoding="utf-8")
-        run = run_pytest(
-            *(tests or [SUITE]),
-            "--impl=reference",
-            "-p",
-            "tests.support.matrix",
-            f"--matrix={path}",
-            f"--matrix-report={out}",
-            "--matrix-first-failure",
-            "-q",
-            "-n",
-            "2",
-            "--dist",
-            "loadgroup",
-            f"--hypothesis-profile={profile}",
-            f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",
-            timeout=timeout,
-            progress=lambda line: print(line, file=sys.stderr),
-            label="first failures",
-        )
+    run = run_matrix_session(
+        matrix,
+        out,
+        *(tests or [SUITE]),
+        "--matrix-first-failure",
+        "-n",
+        "2",
+        "--dist",
+        "loadgroup",
+        f"--hypothesis-profile={profile}",
+        REFERENCE_SNAPSHOTS,
+        timeout=timeout,
+        progress=lambda line: print(line, file=sys.stderr),
+        label="first failures",
+    )
     return run.returncode
 
 

@@ -24,11 +24,16 @@ worker runs them in the run's order. An entry's ``"until"`` (a rule ID) leaves o
 the tests that run after the last test of that rule in the suite's order
 (``_plugin.catalogue_key``): a broken implementation fails its own rule's tests, so its
 first failure is never later.
+
+:func:`run_matrix_session` starts such a session in a subprocess; :func:`read_outcomes` reads its ``OUT``.
 """
 
 from __future__ import annotations
 
 import json
+import tempfile
+from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +43,52 @@ from advisor_conformance._contract.implementation import Implementation, load_ta
 from advisor_conformance._pytest_plugin.plugin import catalogue_key
 from advisor_conformance._pytest_plugin.reporting import get_property, put_property
 
+from .runner import ROOT, Run, run_pytest
+
 _ENTRIES = pytest.StashKey[list[dict[str, Any]]]()
 _LOADED = pytest.StashKey[dict[str, Implementation]]()
 _OUT = pytest.StashKey[Any]()
 _MESSAGE_LIMIT = 20_000
+#: A broken implementation is the reference with one rule broken: its rendered requests are held to the reference's
+#: snapshots, so a snapshot test fails only where the breakage changes a request.
+REFERENCE_SNAPSHOTS = f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}"
+
+
+def run_matrix_session(
+    matrix: list[dict[str, Any]],
+    out: Path,
+    *args: str,
+    timeout: float = 900,
+    progress: Callable[[str], None] | None = None,
+    label: str = "",
+) -> Run:
+    """One quiet pytest session of the tests in ``args`` (paths and further options) with this plugin, against the
+    implementations of ``matrix`` (the entries described above); their outcomes are written to ``out``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "matrix.json"
+        path.write_text(json.dumps(matrix), encoding="utf-8")
+        return run_pytest(
+            *args,
+            "--impl=reference",
+            "-p",
+            "tests.support.matrix",
+            f"--matrix={path}",
+            f"--matrix-report={out}",
+            "-q",
+            timeout=timeout,
+            progress=progress,
+            label=label,
+        )
+
+
+def read_outcomes(out: Path) -> dict[str, list[dict[str, Any]]]:
+    """The outcome records a session wrote to ``out``, by matrix entry (none when it wrote nothing)."""
+    outcomes: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for line in out.read_text(encoding="utf-8").split("\n") if out.exists() else []:
+        if line:
+            record = json.loads(line)
+            outcomes[record["entry"]].append(record)
+    return outcomes
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
