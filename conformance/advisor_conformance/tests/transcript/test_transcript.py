@@ -152,6 +152,22 @@ def test_malformed_message_among_any_messages_is_rejected(impl, before, case, af
     _check_names(error, len(before), field, request)
 
 
+#: Provider metadata that is not an object (the protocol's message schema: `metadata` is an object).
+METADATA_NOT_AN_OBJECT = {"string": "sig-abc123", "number": 7, "array": [{"signature": "sig-abc123"}]}
+
+
+@pytest.mark.rule(id="transcript.malformed-rejected")
+@pytest.mark.parametrize("role", ["assistant", "user"])
+@pytest.mark.parametrize("kind", list(METADATA_NOT_AN_OBJECT))
+def test_metadata_that_is_not_an_object_is_rejected_naming_it(impl, kind, role):
+    """Provider metadata that is not an object (a string, a number, an array), on any role, is an invalid_input error
+    that names the message's index and its metadata."""
+    bad = {"role": role, "content": "hi", "metadata": METADATA_NOT_AN_OBJECT[kind]}
+    request = params([{"role": "user", "content": "look at it"}, bad, {"role": "user", "content": "go on"}])
+    error = shape_error(impl, request, "transcript.malformed-rejected")
+    _check_names(error, 1, "metadata", request)
+
+
 @pytest.mark.rule(id="transcript.malformed-rejected")
 def test_of_two_malformed_messages_one_is_named(impl):
     """With two malformed messages, the error names the index and field of one of them."""
