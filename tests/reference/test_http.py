@@ -10,8 +10,10 @@ import pytest
 import respx
 
 from advisor_conformance.scenarios import expected_answers, recorded_answer
-from advisor_reference import ProviderError, ProviderRequest, RenderedMessage
+from advisor_reference import ProviderError, RenderedMessage
 from advisor_reference._http import EXCERPT, HttpProvider, StreamRequired, encode
+
+from ..support.provider_requests import provider_request
 
 BASE = {
     "anthropic": "https://api.anthropic.test",
@@ -32,15 +34,12 @@ EXPECTED = expected_answers()
 
 def _request(*, reasoning=None, stream=None):
     """A neutral request; it asks for a stream when told, else exactly when it has reasoning."""
-    return ProviderRequest(
-        model="m",
+    return provider_request(
         messages=(RenderedMessage("system", "advise"), RenderedMessage("user", "go")),
         max_tokens=4096,
         reasoning=reasoning,
         stream=reasoning is not None if stream is None else stream,
         prompt_cache_key="k" * 32,
-        transport_session=None,
-        parent_session=None,
     )
 
 

@@ -22,21 +22,19 @@ from advisor_reference import (
 )
 from advisor_reference._provider import provider_request_from_json
 
+from ..support.provider_requests import provider_request
 from ._helpers import GOOD_REQUEST as GOOD
 
 
 def _request(**fields):
     base = dict(
-        model="m",
         messages=(RenderedMessage("system", "sys"), RenderedMessage("user", "u")),
         max_tokens=9,
-        reasoning=None,
-        stream=False,
         prompt_cache_key="k",
         transport_session="t",
         parent_session="p",
     )
-    return ProviderRequest(**{**base, **fields})
+    return provider_request(**{**base, **fields})
 
 
 # --- the neutral request --------------------------------------------------------------------------------------------
