@@ -145,7 +145,7 @@ def main() -> int:
             for transport in paths.values():
                 if isinstance(transport, SubprocessTransport):
                     transport.start()
-                assert transport.call("shape", PARAMS) == canned["shape"]  # all three answer the same
+                assert transport.call("shape", PARAMS) == canned["shape"]  # all four answer the same
                 rate(transport.call, 100)  # warm up
             started.clear()  # what the start of the harnesses took is not counted
             best_shape = 0.0
