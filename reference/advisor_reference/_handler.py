@@ -166,9 +166,7 @@ class AdvisorRuntime:
         self.counter = UseCounter(config.max_uses_per_run)  # one per runtime (rule: budget.shared-counter)
         self.children = BudgetStore(config.child_max_uses)  # rule: budget.child-store
         self.policy = (
-            self.policy_class(
-                config.work_dir, tuple(config.blocked_paths), config.confine_to_work_dir, config.home_dir
-            )
+            self.policy_class(config.work_dir, tuple(config.blocked_paths), config.confine_to_work_dir, config.home_dir)
             if config.work_dir
             else None
         )
