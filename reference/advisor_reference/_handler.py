@@ -66,6 +66,7 @@ class RuntimeConfig:
     work_dir: str | None = None
     blocked_paths: tuple[str, ...] = ()
     confine_to_work_dir: bool = False
+    home_dir: str | None = None  # what ~ stands for in blocked_paths (None: the user's home)
 
 
 @dataclass
@@ -165,7 +166,7 @@ class AdvisorRuntime:
         self.counter = UseCounter(config.max_uses_per_run)  # one per runtime (rule: budget.shared-counter)
         self.children = BudgetStore(config.child_max_uses)  # rule: budget.child-store
         self.policy = (
-            self.policy_class(config.work_dir, tuple(config.blocked_paths), config.confine_to_work_dir)
+            self.policy_class(config.work_dir, tuple(config.blocked_paths), config.confine_to_work_dir, config.home_dir)
             if config.work_dir
             else None
         )

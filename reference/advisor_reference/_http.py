@@ -25,8 +25,14 @@ Against a hostile or broken server:
   crash, and JSON of more than ``_wire.MAX_JSON_VALUES`` values is refused
   before it is decoded (decoded, each value costs 25 times its bytes).
 * No credential reaches an error message: every message goes through
-  :func:`~._redact.redact` with the API key and the base URL's user info and
-  query string; the base URL is shown without them.
+  :func:`~._redact.redact` with the API key, the base URL's user info and
+  query string, and the proxy's user info; the base URL is shown without them.
+* The client takes its proxy and certificates from the environment when the
+  first call needs it (:mod:`._environment`): a setting it cannot use
+  (``ALL_PROXY=socks5://...`` without socksio, ``HTTPS_PROXY=ftp://...``, a
+  stale ``SSL_CERT_FILE``) fails that call as a provider error naming the
+  variable, never its value, and a failure to connect through a proxy names
+  the proxy's variable too.
 * A header value that is not printable ASCII (an API key with CR/LF) is never
   sent; the call fails naming the header, not the value.
 * Text is decoded in the charset the answer declares; a charset Python knows
@@ -44,6 +50,7 @@ import itertools
 import json
 import math
 import re
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator
@@ -54,6 +61,7 @@ import httpcore
 import httpx
 
 from . import _anthropic, _codex, _openai
+from ._environment import ClientEnvironment, client_environment
 from ._provider import ProviderAnswer, ProviderError, ProviderRequest
 from ._redact import display_url, redact, url_secrets
 from ._wire import MAX_JSON_VALUES, HttpRequest, StreamState, WireFormat, too_many_json_values
@@ -82,6 +90,8 @@ MAX_TIMEOUT_S = MAX_TIMEOUT_MS / 1000
 #: The encodings the client asks for, and decodes itself; anything else is refused.
 ACCEPT_ENCODING = "gzip, deflate"
 _HEADER_VALUE = re.compile(r"[\x20-\x7e\t]*")
+#: A connection failure of TLS: the ssl module's reasons (``[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify ...``).
+_TLS_FAILURE = re.compile(r"(?i)\bssl\b|certificate")
 
 #: The deadline (a time.monotonic() value) of the call running in this thread.
 _DEADLINE: contextvars.ContextVar[float | None] = contextvars.ContextVar("advisor_http_deadline", default=None)
@@ -424,13 +434,28 @@ class HttpProvider:
         self.api_key = api_key
         self.timeout = float(timeout)
         self.secrets = tuple(part for part in (api_key, *url_secrets(base_url)) if part)
-        if client is None:
-            client = httpx.Client(timeout=httpx.Timeout(timeout))
-            bound_by_deadlines(client)
-        self.client = client
+        self.environment = ClientEnvironment()  # what the provider's own client took from the environment
+        self._client = client
+        self._client_lock = threading.Lock()
+
+    @property
+    def client(self) -> httpx.Client:
+        """The HTTP client: the one given, else the provider's own, made on first use with the proxy and the
+        certificates of the environment (a setting it cannot use is a ProviderError naming the variable)."""
+        with self._client_lock:  # concurrent calls share one client
+            if self._client is None:
+                environment = client_environment(self.base_url)
+                client = environment.client(self.timeout)
+                bound_by_deadlines(client)
+                self.environment = environment
+                self.secrets = (*self.secrets, *(part for part in environment.secrets if part))
+                self._client = client
+            return self._client
 
     def close(self) -> None:
-        self.client.close()
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()
 
     def _headers(self, encoded: HttpRequest) -> dict[str, str]:
         headers = {**encoded.headers, "accept-encoding": ACCEPT_ENCODING}
@@ -549,6 +574,15 @@ class HttpProvider:
         except TypeError:  # a subclass with another signature
             return ProviderError(clean, status=error.status)
 
+    def _through(self, failure: str) -> str:
+        """What a failed connection went through that the environment set: the proxy; the certificates, when the
+        ``failure`` is one of TLS (a certificate that does not verify)."""
+        environment = self.environment
+        via = [f"through the proxy set by {environment.proxy_variable}"] if environment.proxy_variable else []
+        if environment.certificates_variable and _TLS_FAILURE.search(failure):
+            via.append(f"trusting the certificates of {environment.certificates_variable}")
+        return f" ({', '.join(via)})" if via else ""
+
     def send(self, call: Callable[[], _T], deadline: float | None = None) -> _T:
         """``call()`` under the deadline; a timeout, a refused connection or a broken stream becomes a
         :class:`ProviderError` that says what happened, with no credential in its message."""
@@ -566,7 +600,7 @@ class HttpProvider:
                 f"({type(exc).__name__}) at {where}"
             )
         except httpx.ConnectError as exc:
-            error = ProviderError(f"cannot connect to {kind} at {where}: {exc}")
+            error = ProviderError(f"cannot connect to {kind} at {where}{self._through(str(exc))}: {exc}")
         except (httpx.RemoteProtocolError, httpx.ReadError) as exc:
             error = ProviderError(f"the connection to {kind} broke: {exc}")
         except UnicodeEncodeError:  # the request's JSON holds a lone surrogate (a model name, a cache key)

@@ -4,6 +4,7 @@ Params (JSON)::
 
     {"runtime": {"session_id", "max_uses_per_run", "child_max_uses", "model", "max_tokens",
                  "reasoning", "blocked_paths", "confine_to_work_dir",
+                 "home_dir": "/absolute/path",  # what ~ stands for in blocked_paths (default: the user's home)
                  "cache_key_store": null | {"<slot>": "<key>"}},
      "work_dir": "/absolute/path",              # optional: where caller files are read
      "steps": [{"call": CALL} | {"concurrent": [CALL, ...]} | {"tools": {"agent": ...}}]}
@@ -51,6 +52,7 @@ from ._provider import MAX_DELAY_MS, ProviderAnswer, ProviderError, ProviderRequ
 from ._sessions import CacheKeyStore
 from ._transcript import Message, parse_transcript
 from ._wire import PROVIDER_KINDS
+from ._workspace import check_blocked_path, check_path_text
 
 _PARAMS = frozenset({"runtime", "work_dir", "steps"})
 _RUNTIME = frozenset(
@@ -63,6 +65,7 @@ _RUNTIME = frozenset(
         "reasoning",
         "blocked_paths",
         "confine_to_work_dir",
+        "home_dir",
         "cache_key_store",
         "http_provider",
     }
@@ -114,6 +117,13 @@ def _config(raw: Any, work_dir: str | None) -> tuple[RuntimeConfig, CacheKeyStor
     blocked = _get(raw, "blocked_paths", list, [], "runtime")
     if not all(isinstance(path, str) for path in blocked):
         raise AdvisorInputError("must be an array of strings", at="runtime.blocked_paths")
+    for index, path in enumerate(blocked):
+        check_blocked_path(path, f"runtime.blocked_paths[{index}]")
+    home = _get(raw, "home_dir", str, None, "runtime")
+    if home is not None:
+        check_path_text(home, "runtime.home_dir", "a directory path")
+        if not os.path.isabs(home):
+            raise AdvisorInputError("must be an absolute path", at="runtime.home_dir")
     # Caps not given take the defaults (rules: budget.default-cap, budget.child-default-cap).
     config = RuntimeConfig(
         model=_get(raw, "model", str, defaults.model, "runtime"),
@@ -125,6 +135,7 @@ def _config(raw: Any, work_dir: str | None) -> tuple[RuntimeConfig, CacheKeyStor
         work_dir=work_dir,
         blocked_paths=tuple(blocked),
         confine_to_work_dir=_get(raw, "confine_to_work_dir", bool, False, "runtime"),
+        home_dir=home,
     )
     if config.max_uses_per_run < 0 or config.child_max_uses < 0:
         raise AdvisorInputError("use caps cannot be negative", at="runtime")
@@ -265,8 +276,10 @@ def run_scenario(
     params = _object(params, "params")
     reject_unknown_keys(params, _PARAMS)
     work_dir = _get(params, "work_dir", str, None, "params")
-    if work_dir is not None and not os.path.isabs(work_dir):
-        raise AdvisorInputError("must be an absolute path", at="work_dir")
+    if work_dir is not None:
+        check_path_text(work_dir, "work_dir", "a directory path")
+        if not os.path.isabs(work_dir):
+            raise AdvisorInputError("must be an absolute path", at="work_dir")
     config, store = _config(params.get("runtime"), work_dir)
 
     steps = _get(params, "steps", list, None, "params")

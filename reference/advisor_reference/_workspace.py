@@ -24,7 +24,9 @@ The rules, in order, for each path the caller gives:
    fully resolved path, so a link into a blocked path is blocked, and with
    confinement on a link that leads out of the working directory is refused.
 5. **Blocked paths**: a resolved path equal to, or inside, a blocked path
-   (itself resolved) is refused. So is a path inside a pseudo-filesystem
+   (itself resolved) is refused. A blocked path written ``~`` or starting
+   ``~/`` stands for the home directory, as in the origin's policy paths
+   (:meth:`PathPolicy.expand_home`). So is a path inside a pseudo-filesystem
    (``/proc``, ``/sys``, ``/dev``): ``/proc/self/environ`` is a regular file
    that holds the process's environment, API keys included.
 6. **Confinement** (an option, off by default as in the origin): a resolved
@@ -126,22 +128,78 @@ class _Walk:
         os.close(self.fd)
 
 
+def user_home() -> str | None:
+    """The user's home directory: ``HOME``, else (``HOME`` unset) the user's entry in the password database, as a
+    shell finds it; None when that is no absolute path (``HOME`` set empty, as Go's os.UserHomeDir refuses it)."""
+    home = os.environ.get("HOME")
+    if home is None:
+        home = os.path.expanduser("~")
+    return home if os.path.isabs(home) else None
+
+
+def check_blocked_path(entry: str, at: str) -> None:
+    """A blocked path must be text a filesystem can hold, and not a ``~user`` form (invalid_input).
+
+    Only ``~`` alone and ``~/`` at the head are the home directory (:meth:`PathPolicy.expand_home`). A ``~user``
+    form (``~alice/.ssh``, ``~root``) is refused, not taken literally: the origin takes it literally (its
+    expansion, like Go's and Node's path libraries, knows only ``~`` and ``~/``), as a folder under the working
+    directory, so the entry would silently block nothing the user meant, which is how ``~/.ssh`` leaked a private
+    key before ``~`` was expanded. Expanding it instead would need the password database, which the origin never
+    reads and the protocol cannot give a test (``runtime.home_dir`` names one home). A name of the working
+    directory that starts with ``~`` is written ``./~name``. A ``~`` anywhere after the first character
+    (``notes~``, an editor's backup; ``docs/~``) is part of a name, left as it is, as shells and the origin do.
+    """
+    if entry:  # an empty entry is the working directory itself (joined to it), as in the origin
+        check_path_text(entry, at, "a blocked path")
+    if entry.startswith("~") and entry != "~" and not entry.startswith("~/"):
+        raise AdvisorInputError(
+            f"{entry[:100]!r}: a ~user form is not expanded (only ~ and ~/ stand for the home directory); write "
+            "the absolute path, or ./~... for a name in the working directory",
+            at=at,
+        )
+
+
 @dataclass(frozen=True)
 class PathPolicy:
-    """Where caller files may be read from; every step is a method a variant can replace."""
+    """Where caller files may be read from; every step is a method a variant can replace.
+
+    ``home`` is the directory a blocked path's ``~`` stands for (None: the user's home, :func:`user_home`). The
+    entries come checked (:func:`check_blocked_path`, where the scenario reads them): here a ``~user`` form is a name.
+    """
 
     work_dir: str
     blocked: tuple[str, ...] = ()
     confine: bool = False
+    home: str | None = None
     _resolved_blocked: tuple[str, ...] = field(init=False, repr=False, compare=False)
     resolved_work_dir: str = field(init=False, repr=False, compare=False)  # work_dir, its links resolved
 
     def __post_init__(self) -> None:
         if not os.path.isabs(self.work_dir):
             raise ValueError("the working directory must be an absolute path")
+        if self.home is not None and not os.path.isabs(self.home):
+            raise ValueError("the home directory must be an absolute path")
         object.__setattr__(self, "resolved_work_dir", os.path.realpath(self.work_dir))
-        resolved = tuple(os.path.realpath(os.path.join(self.work_dir, blocked)) for blocked in self.blocked)
+        resolved = tuple(
+            os.path.realpath(os.path.join(self.work_dir, self.expand_home(blocked))) for blocked in self.blocked
+        )
         object.__setattr__(self, "_resolved_blocked", resolved)
+
+    def expand_home(self, blocked: str) -> str:
+        """A blocked path written ``~`` or starting ``~/``, with the home directory in place of its ``~``; any other
+        path as it is (:func:`check_blocked_path` says why a ``~user`` form is refused before it gets here).
+
+        The origin expands ``~`` and ``~/`` in its policy paths; taken literally, ``~/.ssh`` would be a folder under
+        the working directory and would block nothing (rule: workspace.path-policy).
+        """
+        if blocked != "~" and not blocked.startswith("~/"):
+            return blocked
+        home = self.home if self.home is not None else user_home()
+        if home is None:
+            raise AdvisorInputError(
+                "a blocked path starts with ~, and no home directory is known (HOME is not set)", at="runtime.home_dir"
+            )
+        return os.path.join(home, blocked[2:])  # ~ and ~/ are the home itself
 
     def display_path(self, raw: str) -> str:
         """The path as the prompt shows it: normalised and relative to the working directory.

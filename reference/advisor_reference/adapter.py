@@ -31,7 +31,7 @@ from ._wire import PROVIDER_KINDS, HttpRequest
 PROTOCOL_VERSION = 1
 #: The version of the rule catalogue this reference was last checked against (``advisor-conformance rules --json``);
 #: a test holds it equal to the catalogue's, so a change of the rules is a deliberate step here too.
-CATALOGUE = "7bf455d31906"
+CATALOGUE = "75e0f5523558"
 AREAS = (
     "transcript",
     "request",
@@ -122,6 +122,8 @@ class ReferenceAdapter:
             "strings": self.builder.strings.to_json(),
             # rules: flatten.args-json-origin-encoding, workspace.confinement
             "options": {"args_json": "origin", "confinement": True},
+            # runtime.home_dir names what ~ stands for in blocked paths (rule: workspace.path-policy)
+            "capabilities": {"home_dir": True},
             "catalogue": CATALOGUE,
         }
 

@@ -17,7 +17,8 @@ not outlive the harness; so a restarted harness behaves):
 - ``huge-stderr`` writes 200 lines of 5 KB on stderr, then a line of ``size``
   bytes (default 8 MiB), then ``last words``, and exits with code 3;
 - ``huge-answer-line`` answers with a ``failure`` line of about ``size`` bytes
-  whose message begins with ``HUGE-ANSWER``;
+  whose message begins with ``HUGE-ANSWER``; ``many-values`` answers with a
+  ``shape`` result of ``size`` empty messages (``{}``, three bytes each);
 - ``duplicate-answer`` writes its answer twice in one write (one system call);
   ``late-duplicate`` writes it again 0.3 s after the first;
 - ``close-stdout`` closes its stdout and hangs;
@@ -103,6 +104,8 @@ def strike(fault: str, seq: object, result: object, flag: Path, size: int) -> in
         return 3
     elif fault == "huge-answer-line":
         print(json.dumps({"seq": seq, "failure": {"message": "HUGE-ANSWER " + "z" * size}}), flush=True)
+    elif fault == "many-values":
+        print(_answer(seq, {"messages": [{}] * size}), flush=True)
     elif fault == "duplicate-answer":
         sys.stdout.flush()
         os.write(1, (_answer(seq, result) + "\n" + _answer(seq, result) + "\n").encode())  # one write, both lines

@@ -91,3 +91,30 @@ class HttpWithoutStreamingAlwaysStreams(ReferenceAdapter):
     def describe(self, params=None):
         answer = super().describe(params or {})
         return {**answer, "areas": _without(answer["areas"], "streaming", "wire"), "capabilities": {"http": True}}
+
+
+class HomeDirUnanswered(ReferenceAdapter):
+    """Offers home_dir (declared true), but its scenario answers unsupported_op to runtime.home_dir."""
+
+    name = "partial-advisor"
+
+    def scenario(self, params):
+        if isinstance(params, dict) and "home_dir" in (params.get("runtime") or {}):
+            return {"error": {"code": "unsupported_op", "message": "runtime.home_dir is not supported"}}
+        return super().scenario(params)
+
+
+class BeforeHomeDir(ReferenceAdapter):
+    """An implementation written before the capability home_dir: its describe says nothing of it, and its scenario
+    refuses runtime.home_dir as an unknown field (invalid_input), as a strict reader of the older protocol does."""
+
+    name = "partial-advisor"
+
+    def describe(self, params=None):
+        answer = super().describe(params or {})
+        return {key: value for key, value in answer.items() if key != "capabilities"}
+
+    def scenario(self, params):
+        if isinstance(params, dict) and "home_dir" in (params.get("runtime") or {}):
+            return {"error": {"code": "invalid_input", "message": "unknown field home_dir", "at": "runtime.home_dir"}}
+        return super().scenario(params)

@@ -14,8 +14,12 @@ from ..support.runner import SUITE, run_pytest
 
 @pytest.mark.parametrize(
     "target, named",
-    [("StreamingWithoutHttp", ["streaming", "http"]), ("HttpUnanswered", ["http", "unsupported_op"])],
-    ids=["declined-under-streaming", "offered-but-unanswered"],
+    [
+        ("StreamingWithoutHttp", ["streaming", "http"]),
+        ("HttpUnanswered", ["http", "unsupported_op"]),
+        ("HomeDirUnanswered", ["home_dir", "unsupported_op"]),
+    ],
+    ids=["declined-under-streaming", "offered-but-unanswered", "home-dir-offered-but-unanswered"],
 )
 def test_a_capability_declined_under_its_area_or_not_answered_stops_the_run_first(target, named):
     """Declaring streaming while describe declines http, or offering http when its probe is answered unsupported_op,
@@ -44,6 +48,17 @@ def test_tests_over_http_skip_naming_the_capability():
         test["outcome"] == "skipped" and "capability http" in test["message"] for test in over_http
     ), over_http[:3]
     assert any(test["outcome"] == "passed" for test in tests if "http" not in test["nodeid"]), tests
+
+
+def test_an_implementation_written_before_home_dir_has_the_tilde_tests_skipped():
+    """An implementation that does not declare the capability home_dir, and refuses runtime.home_dir as an unknown
+    field, is never sent it: the tests of ~ in blocked paths are skipped, naming the capability, and none fails."""
+    run = run_pytest(f"{SUITE}/workspace/test_workspace_home.py", "--impl=tests.fakes.partial:BeforeHomeDir", "-q")
+    assert run.returncode == 0 and run.report is not None, run.stdout[-2000:] + run.stderr[-2000:]
+    tests = run.report["tests"]
+    assert len(tests) >= 5 and all(
+        test["outcome"] == "skipped" and "capability home_dir" in test["message"] for test in tests
+    ), tests[:3]
 
 
 def test_a_failure_is_not_blamed_on_an_area_that_is_not_declared():

@@ -145,6 +145,54 @@ def test_blocked_entry_reached_through_a_link_is_resolved(work):
     assert "keys/id" in _refusal(PathPolicy(str(work), blocked=("keys-link",)), "keys/id")
 
 
+@pytest.mark.parametrize(
+    "blocked, raw",
+    [("~/.ssh", "{home}/.ssh/id"), ("~/.ssh/", "../home/.ssh/id"), ("~", "{home}/notes"), ("~/", "{home}/.ssh/id")],
+    ids=["tilde-slash", "trailing-slash", "tilde-alone", "tilde-slash-alone"],
+)
+def test_a_blocked_path_with_a_tilde_is_under_the_home_directory(work, blocked, raw):
+    """A blocked path written ``~`` or starting ``~/`` stands for the policy's home directory; a folder named ``~`` in
+    the working directory is not it."""
+    home = work.parent / "home"
+    (home / ".ssh").mkdir(parents=True)
+    (home / ".ssh" / "id").write_bytes(b"key")
+    (home / "notes").write_bytes(b"notes")
+    (work / "~" / ".ssh").mkdir(parents=True)
+    (work / "~" / ".ssh" / "id").write_bytes(b"a name")
+    (work / "~" / "notes").write_bytes(b"a name")
+    policy = PathPolicy(str(work), blocked=(blocked,), home=str(home))
+    raw = raw.format(home=home)
+    assert raw in _refusal(policy, raw)
+    named = "./~/.ssh/id" if ".ssh" in raw else "./~/notes"
+    assert policy.resolve(named, "at") == str(work / named)
+
+
+def test_a_tilde_stands_for_home_when_no_home_is_given(work, monkeypatch):
+    """Without a home directory of its own, ``~`` is ``HOME``; ``HOME`` set empty is no home, an invalid_input."""
+    monkeypatch.setenv("HOME", str(work / "keys"))
+    assert "keys/id" in _refusal(PathPolicy(str(work), blocked=("~",)), "keys/id")
+    monkeypatch.setenv("HOME", "")
+    with pytest.raises(AdvisorInputError) as info:
+        PathPolicy(str(work), blocked=("src", "~/.ssh"))
+    assert (info.value.code, info.value.at) == ("invalid_input", "runtime.home_dir")
+    assert PathPolicy(str(work), blocked=("src",)).resolve("token", "at") == str(work / "token")  # no ~, no home
+
+
+@pytest.mark.parametrize("blocked", ["keys/~", "keys~", "./~keys"], ids=["tilde-segment", "tilde-last", "dot-slash"])
+def test_a_tilde_after_the_first_character_is_a_name(work, blocked):
+    """A ``~`` anywhere but at the head of a blocked path is part of a name, blocked as it is written."""
+    name = blocked.removeprefix("./")
+    (work / name).parent.mkdir(parents=True, exist_ok=True)
+    (work / name).write_bytes(b"x")
+    assert name in _refusal(PathPolicy(str(work), blocked=(blocked,), home=str(work / "src")), name)
+
+
+def test_policy_needs_an_absolute_home_directory(work):
+    """A home directory that is not absolute is refused when the policy is made."""
+    with pytest.raises(ValueError):
+        PathPolicy(str(work), home="home")
+
+
 @pytest.mark.parametrize("raw", ["keys2/id", "src/a.txt", "token"], ids=["prefix-sibling", "other-dir", "file"])
 def test_paths_beside_a_blocked_entry_are_allowed(work, raw):
     """A path that only shares a name prefix with a blocked entry is not blocked."""

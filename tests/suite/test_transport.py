@@ -181,6 +181,27 @@ def test_a_huge_answer_line_gives_a_bounded_failure(tmp_path, size, restarts):
 
 
 @pytest.mark.parametrize(
+    "size, fails", [(1_200_000, True), (400_000, False)], ids=["over-the-bound", "under-the-bound"]
+)
+def test_an_answer_line_of_too_many_json_values_is_refused_undecoded(tmp_path, size, fails):
+    """An answer line of 1.2 million empty objects (3.6 MB, under the line bound, but 85 MB once decoded; counted as
+    2.4 million by their braces and commas) fails its operation before it is decoded, with a bounded message naming
+    the bound; 400,000 are an answer (its schema then judges it)."""
+    flag = tmp_path / "struck"
+    transport = faulty("many-values", 1, flag, size)
+    try:
+        transport.start()
+        if fails:
+            message = str(failure_of(lambda: transport.call("shape", SHAPE)))
+            assert str(_transport.MAX_ANSWER_VALUES) in message and len(message) < 5_000, message[:5_000]
+        else:
+            assert len(transport.call("shape", SHAPE)["messages"]) == size
+        assert "messages" in transport.call("shape", SHAPE)
+    finally:
+        close(transport, flag)
+
+
+@pytest.mark.parametrize(
     "fault, pause, failing",
     [("duplicate-answer", 0, 2), ("late-duplicate", 1.0, 3)],
     ids=["in-one-write", "after-a-pause"],

@@ -211,5 +211,8 @@ def load_target(
         raise TargetError(f"{spec} ({origin}) is not an adapter: it has no {', '.join(missing)} method")
     adapter: Adapter = obj  # a partial adapter too: an operation it leaves out is answered unsupported_op
     implementation = Implementation(target=target, transport=InProcessTransport(adapter, label=spec))
-    implementation.describe()
+    try:
+        implementation.describe()
+    except ContractError as exc:  # it raised, or described itself outside the protocol (a usage error, as a harness)
+        raise TargetError(str(exc)) from None
     return implementation

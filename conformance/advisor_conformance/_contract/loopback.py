@@ -4,6 +4,27 @@ An implementation under test is pointed at ``base_url`` (the scenario's
 ``runtime.http_provider``) and makes real HTTP calls; the suite scripts what
 the "provider" answers (JSON, event streams, errors, delays) and reads back
 exactly what arrived on the wire. Built on pytest-httpserver's server.
+
+What an implementation sends is bounded, so no implementation can make the
+suite's process grow without bound (:class:`BoundedServer`):
+
+* a request body of more than :data:`MAX_REQUEST_BYTES`, or holding more than
+  :data:`MAX_REQUEST_VALUES` JSON values (counted before it is decoded), is
+  answered 413 without being kept: a body announced larger by its
+  Content-Length is refused before a byte of it is read, and a chunked one as
+  soon as it passes the bound (werkzeug then reads and drops the rest, ten
+  megabytes at a time, so the client sees the answer);
+* the request line and the headers are bounded by Python's HTTP server (a line
+  of 64 KiB, 100 headers: 414 or 431 past them);
+* a scripted provider keeps the first :data:`MAX_KEPT_REQUESTS` requests of a
+  test (at most :data:`MAX_KEPT_BYTES` and :data:`MAX_KEPT_VALUES` in all) and
+  counts the rest;
+* pytest-httpserver's own log of every request (kept for the server's life) is
+  not kept.
+
+Each overrun is recorded, and the test during which it happened fails naming it
+(:meth:`BoundedServer.overrun`: the conformance tests' ``lb`` fixture and
+:meth:`LocalServer.running` raise :class:`LoopbackOverrun`).
 """
 
 from __future__ import annotations
@@ -21,8 +42,126 @@ from typing import Any
 
 from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
+from werkzeug.exceptions import RequestEntityTooLarge
 
+from .._bounded import json_values
 from .._paths import fixtures_dir
+
+#: The largest request body the loopback takes. The largest request the spec's caps allow is far smaller: 96 KiB of
+#: files, eight paths of at most 4 KiB and a 4000-byte question, all JSON-escaped (six bytes a byte at worst), are
+#: under 1 MB; the snapshot is the suite's own input, and the largest any test sends over HTTP makes a body of about
+#: 1 KB. 8 MiB leaves a margin of eight over the caps' worst case.
+MAX_REQUEST_BYTES = 8 * 1024 * 1024
+#: The most JSON values a request body may hold (counted before it is decoded, :func:`json_values`): a request is a
+#: few dozen messages of a few values each; a decoded value costs some 70 bytes, so this keeps a decoded body under
+#: about 20 MB.
+MAX_REQUEST_VALUES = 250_000
+#: The requests a scripted provider keeps in one test (with their headers and bodies); past them it only counts. The
+#: suite's tests expect one or two (a call and its stream-required retry), a concurrent step at most 64. The bodies it
+#: keeps in one test hold at most MAX_KEPT_BYTES and MAX_KEPT_VALUES in all (128 bodies at the limit would be 1 GiB).
+MAX_KEPT_REQUESTS = 128
+MAX_KEPT_BYTES = 2 * MAX_REQUEST_BYTES
+MAX_KEPT_VALUES = 2 * MAX_REQUEST_VALUES
+#: The overruns a server describes (the first ones; the rest are counted).
+_SHOWN_OVERRUNS = 3
+
+
+class LoopbackOverrun(AssertionError):
+    """The implementation under test sent a loopback server more than it bounds (:class:`BoundedServer`)."""
+
+
+class BoundedServer(HTTPServer):
+    """pytest-httpserver's server with a bound on what it takes in (:data:`MAX_REQUEST_BYTES`,
+    :data:`MAX_REQUEST_VALUES`) and no log of the requests; its overruns are recorded until :meth:`reset`."""
+
+    def __init__(self) -> None:
+        super().__init__(host="127.0.0.1", port=0, threaded=True)
+        self._overruns: list[str] = []
+        self._overrun_count = 0
+        self._overrun_lock = threading.Lock()
+
+    def record_overrun(self, what: str) -> None:
+        with self._overrun_lock:
+            self._overrun_count += 1
+            if len(self._overruns) < _SHOWN_OVERRUNS:
+                self._overruns.append(what)
+
+    def reset(self) -> None:
+        """Forget the overruns recorded so far (a new test starts)."""
+        with self._overrun_lock:
+            self._overruns, self._overrun_count = [], 0
+
+    def overrun(self) -> str | None:
+        """What the implementation sent past the bounds since the last :meth:`reset` (bounded), or None."""
+        with self._overrun_lock:
+            if not self._overrun_count:
+                return None
+            more = self._overrun_count - len(self._overruns)
+            return "; ".join(self._overruns) + (f"; and {more} more" if more else "")
+
+    def refused_body(self, request: Request) -> str | None:
+        """Why the body of ``request`` is refused (it is then not kept), or None once it is read whole within the
+        bounds."""
+        length = request.content_length
+        if length is not None and length > MAX_REQUEST_BYTES:  # refused before a byte of it is read
+            return f"a request body of {length} bytes (its Content-Length), over the limit of {MAX_REQUEST_BYTES}"
+        # A chunked body: werkzeug reads at most this much of it (one byte more than the limit, to tell a body at the
+        # limit from a longer one, which it cuts there without a word).
+        request.max_content_length = MAX_REQUEST_BYTES + 1
+        chunked_over = f"a chunked request body of more than {MAX_REQUEST_BYTES} bytes, the limit"
+        try:
+            data = request.get_data()
+        except RequestEntityTooLarge:
+            return chunked_over
+        if len(data) > MAX_REQUEST_BYTES:
+            return chunked_over
+        if len(data) > 64 * 1024 and json_values(data) > MAX_REQUEST_VALUES:
+            return (
+                f"a request body of {len(data)} bytes holding more than {MAX_REQUEST_VALUES} JSON values, the limit "
+                "(counted before decoding)"
+            )
+        return None
+
+    def application(self, request: Request) -> Response:
+        """Refuse a body over the bounds (413), else dispatch the request; nothing is logged.
+
+        The request and its WSGI environment refer to each other, so without help its body (up to the limit) would
+        wait for the cyclic garbage collector, which counts objects, not bytes: 100 bodies of 4 MiB held 250 MB. The
+        environment lets go of the request once it is answered, and the body goes with it.
+        """
+        try:
+            refused = self.refused_body(request)
+            if refused is not None:
+                self.record_overrun(f"{request.method} {request.path[:100]}: {refused}, answered 413 and not kept")
+                return Response(
+                    json.dumps({"error": f"request body too large: {refused}"}),
+                    status=413,
+                    content_type="application/json",
+                )
+            return self.dispatch(request)
+        finally:
+            request.environ.pop("werkzeug.request", None)
+
+
+def take_overrun(server: BoundedServer, during: str) -> str | None:
+    """What the implementation sent ``server`` past its bounds during ``during``, as a failure says it (None when
+    nothing); the server then starts afresh."""
+    what = server.overrun()
+    server.reset()
+    if what is None:
+        return None
+    return (
+        f"the implementation sent the suite's loopback provider more than it takes during {during}: {what}. The "
+        "limits are far above any request the spec's caps allow; which rule this breaks the suite cannot tell, so "
+        "the test's own rules are named"
+    )
+
+
+def raise_overrun(server: BoundedServer, during: str) -> None:
+    """Raise :class:`LoopbackOverrun` if the implementation sent ``server`` more than it bounds (then reset)."""
+    what = take_overrun(server, during)
+    if what is not None:
+        raise LoopbackOverrun(what)
 
 
 def recorded_answer(name: str) -> str:
@@ -73,12 +212,17 @@ class Received:
 
 @dataclass
 class LoopbackProvider:
-    """Answers requests in order from a script; an unscripted request gets a 599 and is recorded too."""
+    """Answers requests in order from a script; an unscripted request gets a 599 and is recorded too. The first
+    requests since :meth:`expect` are kept in ``received`` (within MAX_KEPT_REQUESTS, MAX_KEPT_BYTES and
+    MAX_KEPT_VALUES); the rest are counted (``count``) and recorded as an overrun of the server."""
 
-    server: HTTPServer
+    server: BoundedServer
     script: list[Reply] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    count: int = 0
+    kept_bytes: int = 0
+    kept_values: int = 0
 
     @property
     def base_url(self) -> str:
@@ -88,19 +232,38 @@ class LoopbackProvider:
         with self.lock:
             self.script = list(replies)
             self.received = []
+            self.count = self.kept_bytes = self.kept_values = 0
+        self.server.reset()
         return self
 
     def handle(self, request: Request) -> Response:
-        raw = request.get_data(as_text=True)
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = raw
+        data = request.get_data()  # read within the bounds already (BoundedServer.application)
+        values = json_values(data)
         with self.lock:
-            self.received.append(
-                Received(request.method, request.path, {k.lower(): v for k, v in request.headers.items()}, body)
+            self.count += 1
+            keep = (
+                len(self.received) < MAX_KEPT_REQUESTS
+                and self.kept_bytes + len(data) <= MAX_KEPT_BYTES
+                and self.kept_values + values <= MAX_KEPT_VALUES
             )
+            if keep:
+                self.kept_bytes += len(data)
+                self.kept_values += values
             reply = self.script.pop(0) if self.script else Reply(599, '{"error": "unscripted request"}')
+        if keep:
+            raw = request.get_data(as_text=True)
+            try:
+                body = json.loads(raw) if raw else None
+            except (ValueError, RecursionError):
+                body = raw
+            received = Received(request.method, request.path, {k.lower(): v for k, v in request.headers.items()}, body)
+            with self.lock:
+                self.received.append(received)
+        else:
+            self.server.record_overrun(
+                f"request {self.count} of the test, past the {MAX_KEPT_REQUESTS} requests, {MAX_KEPT_BYTES} bytes "
+                f"and {MAX_KEPT_VALUES} JSON values a test keeps (answered, not kept)"
+            )
         if reply.delay_s:
             time.sleep(reply.delay_s)
         return Response(reply.body, status=reply.status, content_type=reply.content_type)
@@ -109,7 +272,7 @@ class LoopbackProvider:
 @contextmanager
 def loopback() -> Iterator[LoopbackProvider]:
     """A running loopback provider on 127.0.0.1 (threaded, so a slow answer blocks no other request)."""
-    server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+    server = BoundedServer()
     server.start()
     provider = LoopbackProvider(server)
     server.expect_request(re.compile(".*")).respond_with_handler(provider.handle)  # every path and method
@@ -126,7 +289,7 @@ class LocalServer:
     request, ...)."""
 
     def __init__(self) -> None:
-        self.server = HTTPServer(host="127.0.0.1", port=0, threaded=True)
+        self.server = BoundedServer()
 
     def handle(self, request: Request) -> Response:
         raise NotImplementedError
@@ -144,6 +307,7 @@ class LocalServer:
         finally:
             self.server.clear()
             self.server.stop()
+            raise_overrun(self.server, "the test")  # the test fails naming it, whatever else it saw
 
 
 class _RawHandler(socketserver.BaseRequestHandler):

@@ -106,6 +106,8 @@ OPTION_DEFAULTS: dict[str, Any] = {"args_json": "semantic", "confinement": False
 CAPABILITIES: dict[str, str] = {
     "http": "black-box HTTP: scenario with runtime.http_provider makes real HTTP calls to its base_url and reads the "
     "providers' answers, plain and streamed",
+    "home_dir": "runtime.home_dir: scenario takes it as the home directory that a blocked path written ~ or starting "
+    "~/ stands for, so the suite tests ~ without the machine's real home",
 }
 
 #: The capabilities the tests of an area need: declaring the area offers them unless describe declines them, and
@@ -116,7 +118,10 @@ AREA_CAPABILITIES: dict[str, tuple[str, ...]] = {"streaming": ("http",)}
 def capability_probe(capability: str, refused_url: str) -> tuple[str, dict[str, Any]]:
     """A small call that needs ``capability``: an implementation without it answers unsupported_op; one with it
     answers anything else. The http probe sends one call to ``refused_url``, a loopback address where nothing
-    listens, so an implementation with an HTTP client fails that call at once (a provider_error)."""
+    listens, so an implementation with an HTTP client fails that call at once (a provider_error). The home_dir probe
+    is the scenario probe with a home directory (the root, which every system has) and ``~`` blocked."""
+    if capability == "home_dir":
+        return "scenario", {**PROBES["scenario"], "runtime": {"home_dir": "/", "blocked_paths": ["~"]}}
     if capability != "http":
         raise KeyError(capability)
     call = {**PROBES["scenario"]["steps"][0]["call"], "provider": []}

@@ -29,8 +29,9 @@ one), writing the request and reading the answer under one deadline. The
 harness's exit is seen when it happens, even while a child it started holds
 its stdout open. The harness runs in its own process group, which is ended
 whole (``sh -c`` and ``npm run`` leave no children); an answer line is read in
-chunks up to :data:`MAX_LINE` bytes and the stderr tail is bounded in lines,
-bytes and line length. A line the harness writes besides the one answer fails
+chunks up to :data:`MAX_LINE` bytes, holding at most :data:`MAX_ANSWER_VALUES` JSON values
+(or :data:`VALUES_PER_REQUEST_VALUE` times the request's, counted before it is decoded), and the stderr tail is
+bounded in lines, bytes and line length. A line the harness writes besides the one answer fails
 the operation during which it is seen, and every run of the process has its
 own pipes and buffers, so nothing an old run wrote (a late answer after a
 timeout) reaches the next operation. POSIX only: the pipes are polled.
@@ -50,7 +51,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from .._bounded import cap_lines, excerpt
+from .._bounded import cap_lines, excerpt, json_values
 from .protocol import PROTOCOL_VERSION, Adapter, ContractError, message_errors
 
 DEFAULT_TIMEOUT = 60.0
@@ -60,6 +61,14 @@ STDERR_BYTES = 8 * 1024
 STDERR_LINE_CHARS = 1000
 #: The longest answer line read from a harness; past it the harness is stopped.
 MAX_LINE = 32 * 1024 * 1024
+#: The most JSON values an answer line holds (counted before it is decoded): a decoded value costs some 70 bytes, so
+#: a 32 MiB line of ``{},{},...`` would decode to 850 MB; a million values is about 70 MB. An answer is of the size of
+#: its request (a scenario answer repeats each call's snapshot once in its request), so a larger request allows
+#: VALUES_PER_REQUEST_VALUE times its own values.
+MAX_ANSWER_VALUES = 1_000_000
+VALUES_PER_REQUEST_VALUE = 8
+#: Lines shorter than this cannot hold values enough to matter, and are not counted.
+_COUNT_FROM = 64 * 1024
 #: How much of an offending line a failure shows.
 SHOWN_BYTES = 300
 #: How long a harness that closed its stdout (or stdin) has to exit by itself before the suite stops it.
@@ -547,6 +556,15 @@ class SubprocessTransport:
                 f"answered {op!r} with a line longer than {self.max_line} bytes (the harness was "
                 f"stopped); it begins: {_line_excerpt(value)}",
             )
+        if len(value) >= _COUNT_FROM:
+            allowed = max(MAX_ANSWER_VALUES, VALUES_PER_REQUEST_VALUE * json_values(data))
+            if json_values(value) > allowed:
+                raise self._fault(
+                    run,
+                    f"answered {op!r} with a line of {len(value)} bytes holding more than {allowed} JSON values "
+                    f"(counted before it is decoded: a decoded value costs some 70 bytes; the harness was stopped); "
+                    f"it begins: {_line_excerpt(value)}",
+                )
         answer = self._decode(run, op, value)
         if answer["seq"] != seq:
             if self._answered is not None and answer["seq"] == self._answered[0]:

@@ -9,7 +9,8 @@ model. A test needs:
   and any a ``needs`` marker adds (a test of one area that reaches through another area's operation: a dedupe
   through the workspace);
 * the capabilities a ``needs`` marker names (:data:`~advisor_conformance._contract.protocol.CAPABILITIES`; ``http``:
-  the test sends ``runtime.http_provider``, its calls go over HTTP to a loopback server);
+  the test sends ``runtime.http_provider``, its calls go over HTTP to a loopback server; ``home_dir``: the test sends
+  ``runtime.home_dir``, the home directory ``~`` stands for in blocked paths);
 * the options a ``needs`` marker names, with the value it needs (``args_json="origin"``, ``confinement=True``).
 
 ::
@@ -72,6 +73,8 @@ class Needs:
             runtime = params["runtime"]
             if runtime.get("http_provider") and "http" not in self.capabilities:
                 return "capabilities=['http']"
+            if "home_dir" in runtime and "home_dir" not in self.capabilities:
+                return "capabilities=['home_dir']"
             if runtime.get("confine_to_work_dir") is True and ("confinement", True) not in self.options:
                 return "options={'confinement': True}"
         if op == "encode" and isinstance(params, Mapping):

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from advisor_conformance._contract.implementation import Implementation
-from advisor_conformance._contract.loopback import LoopbackProvider, loopback
+from advisor_conformance._contract.loopback import LoopbackProvider, loopback, take_overrun
 from advisor_conformance._paths import reference_snapshots_dir
-from advisor_conformance._pytest_plugin.plugin import IMPLEMENTATION
+from advisor_conformance._pytest_plugin.plugin import IMPLEMENTATION, rules_of
+from advisor_conformance.checks import violation
 
 
 @pytest.fixture(scope="session")
@@ -49,3 +50,18 @@ def loopback_server():
 def lb(loopback_server: LoopbackProvider) -> LoopbackProvider:
     """The loopback provider with an empty script and no recorded requests."""
     return loopback_server.expect()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item):
+    """A test during which the implementation sent the loopback provider more than it takes (a body over its limit,
+    more requests than it keeps) fails naming that, and the rules of the test, whatever else the test saw."""
+    server = getattr(item, "funcargs", {}).get("loopback_server")
+    if server is not None:
+        server.server.reset()
+    try:
+        return (yield)
+    finally:
+        overrun = take_overrun(server.server, item.name) if server is not None else None
+        if overrun is not None:
+            raise violation(rules_of(item), overrun)

@@ -12,6 +12,7 @@
 // handler mints its own.
 
 const crypto = require('crypto');
+const path = require('path');
 const { AdvisorError, invalid, kind } = require('./errors');
 const { readTranscript, isObject } = require('./transcript');
 const { buildMessages, checkFileCount } = require('./shape');
@@ -61,6 +62,7 @@ class Runtime {
     this.workspace = new Workspace(workDir || process.cwd(), {
       blockedPaths: Array.isArray(c.blocked_paths) ? c.blocked_paths : [],
       confine: c.confine_to_work_dir === true,
+      homeDir: c.home_dir,
     });
     this.http = isObject(c.http_provider) ? new HttpProvider(c.http_provider) : null;
     this.handlers = new Map();
@@ -199,6 +201,10 @@ async function scenario(params) {
     throw invalid('runtime must be an object', 'runtime');
   }
   if (params.work_dir !== undefined && typeof params.work_dir !== 'string') throw invalid('work_dir must be a string', 'work_dir');
+  const home = isObject(params.runtime) ? params.runtime.home_dir : undefined;
+  if (home !== undefined && (typeof home !== 'string' || !path.isAbsolute(home) || home.includes('\0'))) {
+    throw invalid('home_dir must be an absolute path', 'runtime.home_dir');
+  }
   const rt = new Runtime(params.runtime, params.work_dir);
   const calls = [];
   const tools = [];

@@ -40,6 +40,8 @@ const DESCRIPTION = Object.freeze({
   // origin: <args-json> is Go's encoding byte for byte (lib/gojson.js);
   // confinement: runtime.confine_to_work_dir is honoured (lib/workspace.js).
   options: { args_json: 'origin', confinement: true },
+  // home_dir: runtime.home_dir names what ~ stands for in blocked paths (lib/workspace.js).
+  capabilities: { home_dir: true },
 });
 
 /** The budget-spent note with its counts filled in. */

@@ -18,8 +18,13 @@
 //   - With confine_to_work_dir, a path that leaves the working directory,
 //     lexically or through a link, is refused (an option of this
 //     implementation; the origin adds no containment).
+//   - A blocked path written `~` or starting `~/` is the home directory, as
+//     the origin expands its policy paths: runtime.home_dir when given (the
+//     capability home_dir), else os.homedir(). Like the origin, a `~user`
+//     form and a `~` after the first character are names, left as written.
 
 const fs = require('fs');
+const os = require('os');
 const path = require('path');
 const { AdvisorError } = require('./errors');
 
@@ -55,14 +60,16 @@ function describeType(stat) {
 class Workspace {
   /**
    * @param {string} workDir absolute working directory
-   * @param {{blockedPaths?: string[], confine?: boolean}} policy
+   * @param {{blockedPaths?: string[], confine?: boolean, homeDir?: string}} policy
    */
   constructor(workDir, policy = {}) {
     this.workDir = path.resolve(workDir);
     this.realWorkDir = realpathOrSelf(this.workDir);
     this.confine = Boolean(policy.confine);
+    const home = () => policy.homeDir || os.homedir();
     this.blocked = (policy.blockedPaths || []).filter((b) => typeof b === 'string' && b !== '').map((b) => {
-      const lexical = path.resolve(this.workDir, b);
+      const expanded = b === '~' || b.startsWith('~/') ? path.join(home(), b.slice(1)) : b;
+      const lexical = path.resolve(this.workDir, expanded);
       return { lexical, real: realpathOrSelf(lexical) };
     });
   }

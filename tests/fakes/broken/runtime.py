@@ -151,6 +151,16 @@ class BlockedPathAsSpelt(AdvisorRuntime):
     policy_class = _SpeltBlockedPolicy
 
 
+@breaks("workspace.path-policy", variant="tilde-literal", modules=("test_workspace_home.py",))
+class TildeTakenLiterally(PathPolicy):
+    """a blocked path written with ~ is taken literally, as a folder under the working directory (as Go's
+    filepath.Join, Python's os.path.join and Node's path.resolve take it), so ~/.ssh blocks nothing and the private
+    key, named by its absolute path, is read and sent"""
+
+    def expand_home(self, blocked):
+        return blocked
+
+
 def _lexically_inside(path, root):
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 

@@ -68,9 +68,27 @@ def _run_within(impl, params, rules, seconds=30):
 
 
 def fill(paths, work):
-    """The caller's paths, ``{work}`` made the working directory and ``{root}`` the root relative to it."""
+    """The caller's paths, ``{work}`` made the working directory, ``{root}`` the root relative to it and ``{home}``
+    the home directory of the workspace (``home/`` beside the working directory: :func:`home_of`)."""
     root = os.path.relpath("/", work)
-    return [path.format(work=work, root=root) for path in ([paths] if isinstance(paths, str) else paths)]
+    return [path.format(work=work, root=root, home=home_of(work))
+            for path in ([paths] if isinstance(paths, str) else paths)]
+
+
+def home_of(work):
+    """The home directory the workspace tests give as ``runtime.home_dir``: ``home/`` beside the working directory
+    (the workspace's ``../home/`` entries), never the machine's own."""
+    return work.parent / "home"
+
+
+def _filled(runtime, work):
+    """The runtime with its blocked paths and its home directory filled in (:func:`fill`)."""
+    runtime = dict(runtime)
+    if "blocked_paths" in runtime:
+        runtime["blocked_paths"] = fill(runtime["blocked_paths"], work)
+    if "home_dir" in runtime:
+        runtime["home_dir"] = fill(runtime["home_dir"], work)[0]
+    return runtime
 
 
 def _refused(impl, path, rule, runtime=RUNTIME, spec=SPEC, refusing=None):
@@ -79,9 +97,8 @@ def _refused(impl, path, rule, runtime=RUNTIME, spec=SPEC, refusing=None):
     ``refusing``: the rule that refuses the path, when the test is about something else (what the error says)."""
     rule = refusing or rule
     with workspace(spec) as work:
-        runtime = {**runtime, "blocked_paths": fill(runtime.get("blocked_paths", []), work)}
         params = scenario([{"call": call(input={"files": fill(path, work)})}, {"call": call(turn=2)}],
-                          runtime=runtime, work_dir=str(work))
+                          runtime=_filled(runtime, work), work_dir=str(work))
         answer = _run_within(impl, params, rule)
         error = error_of(answer, 0, rule, params)
         check_equal(error["code"], "file_error", rule, f"{path!r} was not refused with file_error", input=params,
@@ -98,7 +115,7 @@ def _refused(impl, path, rule, runtime=RUNTIME, spec=SPEC, refusing=None):
 def loaded(impl, paths, rule, *, runtime=None, spec=SPEC):
     """The trailing message of a call with ``paths`` (filled in), which must load; and the scenario's params."""
     with workspace(spec) as work:
-        params = scenario([{"call": call(input={"files": fill(paths, work)})}], runtime=runtime or {},
+        params = scenario([{"call": call(input={"files": fill(paths, work)})}], runtime=_filled(runtime or {}, work),
                           work_dir=str(work))
         answer = _run_within(impl, params, rule)
         result_of(answer, 0, rule, params)
