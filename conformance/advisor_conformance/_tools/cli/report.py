@@ -48,7 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
     from ..._outputs import unwritable, write_atomic
-    from ..report import ReportInputError, build_page, load_run
+    from ..inputs import InputError
+    from ..report import build_page, load_run
 
     if args.compare and len(args.runs) < 2:
         print(
@@ -63,7 +64,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     try:
         runs = [load_run(path) for path in args.runs]
         page = build_page(runs, compare=args.compare, title=args.title)
-    except ReportInputError as exc:
+    except InputError as exc:  # a run report, or a value the page cannot carry (ReportInputError is one)
         print(f"advisor-conformance report: {exc}", file=sys.stderr)
         return 2
     try:
