@@ -520,8 +520,12 @@ def check_snapshot_dir(session: pytest.Session) -> None:
     data (:func:`.snapshots.refusal`); only when a snapshot test is selected. (An xdist worker does not stop its
     session, which xdist cannot report: its snapshot tests fail at their setup naming the reason.)"""
     implementation = session.config.stash.get(IMPLEMENTATION, None)
-    if implementation is None or hasattr(session.config, "workerinput") or not any(
-        "snapshot_dir" in getattr(item, "fixturenames", ()) for item in session.items if is_conformance_item(item)
+    if (
+        implementation is None
+        or hasattr(session.config, "workerinput")
+        or not any(
+            "snapshot_dir" in getattr(item, "fixturenames", ()) for item in session.items if is_conformance_item(item)
+        )
     ):
         return
     reason = _snapshots.refusal(session.config, implementation)

@@ -37,6 +37,7 @@ MAX_DEPTH = 64
 #: The most characters of one number literal (a double needs at most 24, a 64-bit integer 20).
 NUMBER_CHARACTERS = 40
 _MESSAGE = 1000
+_CHUNK = 1 << 20
 
 
 class InputError(ValueError):
@@ -73,10 +74,15 @@ def read_bytes(path: str | Path, limit: int) -> bytes:
             raise InputError(label, "is not a regular file (a FIFO, a device or a socket): it is not read")
         if info.st_size > limit:
             raise InputError(label, f"is {info.st_size:,} bytes; at most {limit:,} are read")
-        try:
-            raw = handle.read(limit + 1)
+        chunks: list[bytes] = []
+        size = 0
+        try:  # in chunks: read(limit + 1) would allocate the whole limit at once, whatever the file's size
+            while size <= limit and (chunk := handle.read(min(_CHUNK, limit + 1 - size))):
+                chunks.append(chunk)
+                size += len(chunk)
         except OSError as exc:
             raise InputError(label, f"cannot be read ({exc.strerror or exc})") from None
+    raw = b"".join(chunks)
     if len(raw) > limit:  # it grew while it was read
         raise InputError(label, f"is over {limit:,} bytes; at most {limit:,} are read")
     return raw
@@ -97,7 +103,9 @@ def decode(raw: bytes, label: str) -> str:
         if raw.startswith(mark):
             raise InputError(label, f"is {name} text; JSON files are read as UTF-8")
     if b"\x00" in raw[:4]:
-        raise InputError(label, "holds NUL bytes in its first characters (UTF-16 or UTF-32?); it is read as UTF-8")
+        raise InputError(
+            label, "is UTF-16 or UTF-32 text (NUL bytes in its first characters); JSON files are read as UTF-8"
+        )
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

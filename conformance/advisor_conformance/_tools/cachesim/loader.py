@@ -25,9 +25,9 @@ from .sessions import FORMAT, Call, Conversation, Session, read_result, text
 #: The largest session file read (the largest shipped one is 340 KB).
 SESSION_BYTES = 16 * 1024 * 1024
 #: The most characters a session's workspace and macros may make in all (the largest shipped one makes 5.5 million).
-EXPANDED_CHARACTERS = 64 * 1024 * 1024
+EXPANDED_CHARACTERS = 16 * 1024 * 1024
 #: The most characters the snapshots of all its calls may hold in all, what the replay sends (shipped: 13 million).
-REPLAYED_CHARACTERS = 256 * 1024 * 1024
+REPLAYED_CHARACTERS = 64 * 1024 * 1024
 MAX_CALLS = 5_000
 _PATH_BYTES, _COMPONENT_BYTES = 4096, 255
 _PROTOCOL = "https://advisor-conformance.invalid/schema/protocol-v1.json"
