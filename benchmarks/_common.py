@@ -98,3 +98,54 @@ class Goals:
         """Print whether every goal was met; the benchmark's exit code: 0 when they were, 1 when one was missed."""
         print("goals met" if self.met else "GOAL MISSED")
         return 0 if self.met else 1
+
+
+# -- growth: a case at 1x and at 8x, against a baseline's growth over the same sizes ----------------------------------
+
+LINEAR_GOAL = 12.0  # 8x the input, at most 12x the time: linear, with room for caches and noise (quadratic: 64x)
+RELATIVE_GOAL = 1.5  # or: 8x the input, at most 1.5 times the baseline's growth
+REPEATS = 3
+
+
+def best(run: Callable[[], object], repeats: int = REPEATS, clock: Callable[[], float] = time.perf_counter) -> float:
+    """The best time of ``repeats`` runs by ``clock`` (wall time unless told), after one garbage collection, with the
+    cyclic collector paused during them (as timeit does)."""
+    gc.collect()
+    return best_of(repeats, run, clock=clock, collect=False, gc_paused=True)[0]
+
+
+def pair(
+    make: Callable[[int], Callable[[], object]],
+    size: int,
+    repeats: int = REPEATS,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[float, float]:
+    """The best times of ``make(size)`` and ``make(8 * size)``, interleaved."""
+    small, large = make(size), make(8 * size)
+    small(), large()  # warm up
+    one = eight = float("inf")
+    for _ in range(repeats):
+        one = min(one, best(small, 1, clock))
+        eight = min(eight, best(large, 1, clock))
+    return one, eight
+
+
+def linear(
+    name: str,
+    make: Callable[[int], Callable[[], object]],
+    baseline: Callable[[int], Callable[[], object]],
+    size: int,
+    repeats: int = REPEATS,
+    clock: Callable[[], float] = time.perf_counter,
+) -> tuple[bool, str]:
+    """Whether ``make`` grows linearly from ``size`` to 8x: at most LINEAR_GOAL, or RELATIVE_GOAL times the growth
+    of ``baseline`` over the same sizes in the same run (each timed by ``clock``)."""
+    one, eight = pair(make, size, repeats, clock)
+    base_one, base_eight = pair(baseline, size, repeats, clock)
+    growth, base_growth = eight / one, base_eight / base_one
+    met = growth <= LINEAR_GOAL or growth <= RELATIVE_GOAL * base_growth
+    return met, (
+        f"{name}: 1x {one * 1000:.1f} ms, 8x {eight * 1000:.1f} ms, ratio {growth:.2f}x; baseline "
+        f"{base_one * 1000:.1f} / {base_eight * 1000:.1f} ms, ratio {base_growth:.2f}x ({goal_verdict(met)}: at most "
+        f"{LINEAR_GOAL:g}x, or {RELATIVE_GOAL:g} times the baseline's ratio)"
+    )

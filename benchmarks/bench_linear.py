@@ -38,12 +38,11 @@ import os
 import shutil
 import sys
 import tempfile
-import time
 import tracemalloc
 from collections.abc import Callable
 
 import jsonschema
-from _common import Goals, best_of, goal_verdict
+from _common import Goals, best, goal_verdict, linear, pair
 
 from advisor_conformance._bounded import bounded_validator
 from advisor_conformance._contract.implementation import Implementation
@@ -52,31 +51,10 @@ from advisor_reference import FileRefused, PathPolicy
 from advisor_reference._workspace import _Walk
 from advisor_reference.adapter import ReferenceAdapter
 
-LINEAR_GOAL = 12.0  # 8x the input, at most 12x the time: linear, with room for caches and noise (quadratic: 64x)
 BOUNDED_GOAL = 2.0  # 8x the input, at most 2x the time: the work does not grow with it
-RELATIVE_GOAL = 1.5  # or: 8x the input, at most 1.5 times the baseline's growth
 WALK_GOAL = 4.0  # the walk, at most 4x the bare system calls it makes
 SUMMARY_SECONDS, SUMMARY_MB = 1.0, 50.0
 PATH_SECONDS = 0.5
-REPEATS = 3
-
-
-def best(run: Callable[[], object], repeats: int = REPEATS) -> float:
-    """The best wall time of ``repeats`` runs, after one garbage collection, with the cyclic collector paused during
-    them (as timeit does)."""
-    gc.collect()
-    return best_of(repeats, run, clock=time.perf_counter, collect=False, gc_paused=True)[0]
-
-
-def pair(make: Callable[[int], Callable[[], object]], size: int, repeats: int = REPEATS) -> tuple[float, float]:
-    """The best times of ``make(size)`` and ``make(8 * size)``, interleaved."""
-    small, large = make(size), make(8 * size)
-    small(), large()  # warm up
-    one = eight = float("inf")
-    for _ in range(repeats):
-        one = min(one, best(small, 1))
-        eight = min(eight, best(large, 1))
-    return one, eight
 
 
 class _Answered:
@@ -235,22 +213,6 @@ def report(name: str, one: float, eight: float, goal: float, what: str) -> tuple
     return met, (
         f"{name}: 1x {one * 1000:.1f} ms, 8x {eight * 1000:.1f} ms, ratio {ratio:.2f}x "
         f"({goal_verdict(met)}: {what}, at most {goal:g}x)"
-    )
-
-
-def linear(
-    name: str, make: Callable[[int], Callable[[], object]], baseline: Callable[[int], Callable[[], object]], size: int
-) -> tuple[bool, str]:
-    """Whether ``make`` grows linearly from ``size`` to 8x: at most LINEAR_GOAL, or RELATIVE_GOAL times the growth
-    of ``baseline`` over the same sizes in the same run."""
-    one, eight = pair(make, size)
-    base_one, base_eight = pair(baseline, size)
-    growth, base_growth = eight / one, base_eight / base_one
-    met = growth <= LINEAR_GOAL or growth <= RELATIVE_GOAL * base_growth
-    return met, (
-        f"{name}: 1x {one * 1000:.1f} ms, 8x {eight * 1000:.1f} ms, ratio {growth:.2f}x; baseline "
-        f"{base_one * 1000:.1f} / {base_eight * 1000:.1f} ms, ratio {base_growth:.2f}x ({goal_verdict(met)}: at most "
-        f"{LINEAR_GOAL:g}x, or {RELATIVE_GOAL:g} times the baseline's ratio)"
     )
 
 

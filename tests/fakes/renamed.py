@@ -1,4 +1,5 @@
-"""The reference under another name, as a third-party implementation would appear; ``reworded`` changes one prompt."""
+"""The reference under another name, as a third-party implementation would appear; ``reworded`` changes one prompt,
+``NamedReference`` takes the reference's own name, ``CutEmoji`` answers with a lone surrogate."""
 
 from __future__ import annotations
 
@@ -29,3 +30,25 @@ class OldCatalogue(Renamed):
 
 
 adapter = Renamed()
+
+
+class NamedReference(ReferenceAdapter):
+    """Calls itself ``reference`` (describe's name) but renders another guidance request: not the bundled reference."""
+
+    name = "reference"
+
+    def __init__(self):
+        super().__init__(RequestBuilder(replace(REFERENCE_STRINGS, guidance_request="Not the reference's request.")))
+
+
+class CutEmoji(ReferenceAdapter):
+    """Ends every rendered request with an emoji cut between its UTF-16 halves (a lone surrogate), as an implementation
+    in JavaScript that slices a string by code units can."""
+
+    name = "cut-emoji"
+
+    def shape(self, params):
+        answer = super().shape(params)
+        if "messages" in answer:
+            answer["messages"][-1]["content"] += "\n\ud83d"
+        return answer

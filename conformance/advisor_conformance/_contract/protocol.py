@@ -194,17 +194,21 @@ def schema_errors(definition: str, value: Any) -> list[str]:
     return summarise_errors(sub.iter_errors(value))
 
 
+#: The schema files of the protocol (``schema/``): the operations, and the harness's JSON lines.
+SCHEMAS = ("protocol-v1.json", "harness-v1.json")
+
+
+@cache
+def schema_registry() -> Registry:
+    """The protocol's and the harness's schemas by their ``$id``, for a schema that refers to their definitions."""
+    schemas = [json.loads((SCHEMA_DIR / name).read_text(encoding="utf-8")) for name in SCHEMAS]
+    return Registry().with_resources([(schema["$id"], Resource.from_contents(schema)) for schema in schemas])
+
+
 @cache
 def _message_validator() -> Any:
-    protocol = json.loads((SCHEMA_DIR / "protocol-v1.json").read_text(encoding="utf-8"))
     harness = json.loads((SCHEMA_DIR / "harness-v1.json").read_text(encoding="utf-8"))
-    registry = Registry().with_resources(
-        [
-            (protocol["$id"], Resource.from_contents(protocol)),
-            (harness["$id"], Resource.from_contents(harness)),
-        ]
-    )
-    return bounded_validator(jsonschema.Draft202012Validator)(harness, registry=registry)
+    return bounded_validator(jsonschema.Draft202012Validator)(harness, registry=schema_registry())
 
 
 def message_errors(definition: str, message: Any) -> list[str]:

@@ -33,12 +33,14 @@ from _advisor_conformance_pytestplugin import (
 
 from .._contract.implementation import Implementation, TargetError, load_target
 from .._contract.protocol import AREA_OPERATIONS, CAPABILITIES
+from .._outputs import unwritable
 from .._paths import RUN_INI, TESTS_DIR
 from ..catalogue import load_catalogue
 from ..checks import RuleViolation, SnapshotReview
 from . import collect as _collect
 from . import markers as _markers
 from . import needs as _needs
+from . import snapshots as _snapshots
 from . import terminal as _terminal
 from . import xfails as _xfails
 from .reporting import RuleTally, get_property, put_property
@@ -92,6 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     origin = origin_of(config, target, source)
     _markers.check_expression(config)
+    check_outputs(config)
     config.addinivalue_line("markers", _needs.MARKER)
     timeout = config.getoption("harness_timeout") or float(config.getini("conformance_harness_timeout"))
     try:
@@ -122,6 +125,16 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[TALLY] = tally
     config.pluginmanager.register(tally, "advisor-conformance-tally")
     config.pluginmanager.register(CatalogueOrder(), "advisor-conformance-order")
+
+
+def check_outputs(config: pytest.Config) -> None:
+    """Refuse, before any test runs, a ``--rule-report`` path that cannot be written (a missing folder, a folder, a
+    place that cannot be written to): a usage error naming the option and the path, not a traceback after the run."""
+    path = config.getoption("rule_report")
+    if path:
+        reason = unwritable(config.invocation_params.dir / path)
+        if reason:
+            raise pytest.UsageError(f"--rule-report {path}: cannot be written: {reason}"[:1000])
 
 
 def origin_of(config: pytest.Config, target: str, source: str) -> str:
@@ -355,7 +368,7 @@ def accept_command(item: pytest.Item, every: bool = False) -> str:
     config = item.config
     path = os.path.relpath(str(item.path), str(config.invocation_params.dir))
     words = ["python", "-m", "pytest", f"--impl={target_of(config)}"]
-    snapshots = config.getoption("conformance_snapshots", None) or config.getini("conformance_snapshots")
+    snapshots = _snapshots.configured(config)
     if snapshots:
         words.append(f"--impl-snapshots={snapshots}")
     return shlex.join([*words, "--snapshot-update", path if every else f"{path}::{item.nodeid.split('::', 1)[1]}"])
@@ -498,6 +511,26 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     tally = session.config.stash.get(TALLY, None)
     if tally is not None:
         tally.collected((item.nodeid, rules_of(item)) for item in session.items if is_conformance_item(item))
+    check_snapshot_dir(session)
+
+
+def check_snapshot_dir(session: pytest.Session) -> None:
+    """Refuse, before any test runs, a run of the snapshot tests whose snapshot directory is the suite's own data and
+    the implementation not the bundled reference, or whose ``--snapshot-update`` would write into the suite's own
+    data (:func:`.snapshots.refusal`); only when a snapshot test is selected. (An xdist worker does not stop its
+    session, which xdist cannot report: its snapshot tests fail at their setup naming the reason.)"""
+    implementation = session.config.stash.get(IMPLEMENTATION, None)
+    if (
+        implementation is None
+        or hasattr(session.config, "workerinput")
+        or not any(
+            "snapshot_dir" in getattr(item, "fixturenames", ()) for item in session.items if is_conformance_item(item)
+        )
+    ):
+        return
+    reason = _snapshots.refusal(session.config, implementation)
+    if reason:
+        raise pytest.UsageError(reason)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

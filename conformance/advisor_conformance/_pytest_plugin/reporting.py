@@ -49,6 +49,7 @@ from typing import Any
 
 import pytest
 
+from .._outputs import write_atomic
 from ..catalogue import Catalogue
 
 REPORT_FORMAT = 1
@@ -154,10 +155,11 @@ def rule_outcome(bucket: dict[str, int]) -> str:
 
 
 def write_report(path: Path, report: Any) -> None:
-    """Write the rule report as UTF-8 JSON. A lone surrogate (an implementation's answer may carry one into a failure
-    message) is written as its JSON escape ``\\udXXX``, so the file stays valid UTF-8 and valid JSON."""
+    """Write the rule report as UTF-8 JSON, whole or not at all (:func:`~advisor_conformance._outputs.write_atomic`).
+    A lone surrogate (an implementation's answer may carry one into a failure message) is written as its JSON escape
+    ``\\udXXX``, so the file stays valid UTF-8 and valid JSON. Raises ``OSError`` when it cannot be written."""
     text = json.dumps(report, indent=1, ensure_ascii=False) + "\n"
-    path.write_bytes(text.encode("utf-8", "backslashreplace"))
+    write_atomic(path, text.encode("utf-8", "backslashreplace"))
 
 
 class RuleTally:
@@ -181,6 +183,8 @@ class RuleTally:
         self.clock = time.monotonic()
         self.tests: dict[str, dict[str, Any]] = {}
         self.collected_rules: dict[str, list[str]] = {}
+        #: Why the rule report could not be written at the end of the run (said after the summary), or None.
+        self.unwritten: str | None = None
 
     # -- collection and outcomes ----------------------------------------------------
 
@@ -294,13 +298,25 @@ class RuleTally:
         if hasattr(session.config, "workerinput"):
             return  # an xdist worker: the controller writes the report
         path = session.config.getoption("rule_report")
-        if path:
-            write_report(Path(path), self.report())
+        if not path:
+            return
+        try:
+            write_report(session.config.invocation_params.dir / path, self.report())
+        except OSError as exc:  # checked writable before the run; the folder changed since: keep the summary
+            self.unwritten = f"--rule-report {path}: the report could not be written ({exc.strerror or exc})"[:1000]
+            if session.exitstatus == pytest.ExitCode.OK:
+                session.exitstatus = pytest.ExitCode.INTERNAL_ERROR
 
     @pytest.hookimpl(trylast=True)  # after the other plugins' sections: the table ends the report
     def pytest_terminal_summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         if hasattr(config, "workerinput"):
             return
+        self._summary(terminalreporter, config)
+        if self.unwritten:
+            terminalreporter.write_sep("=", "advisor-conformance: the rule report was not written", red=True)
+            terminalreporter.write_line(self.unwritten, red=True)
+
+    def _summary(self, terminalreporter: Any, config: pytest.Config) -> None:
         warned = [test for test in self.tests.values() if test["outcome"] == "warned"]
         if warned:
             terminalreporter.write_sep(

@@ -8,7 +8,7 @@ import pytest
 
 from advisor_conformance._contract.implementation import Implementation
 from advisor_conformance._contract.loopback import LoopbackProvider, loopback, take_overrun
-from advisor_conformance._paths import reference_snapshots_dir
+from advisor_conformance._pytest_plugin import snapshots
 from advisor_conformance._pytest_plugin.plugin import IMPLEMENTATION, rules_of
 from advisor_conformance.checks import violation
 
@@ -30,13 +30,11 @@ def strings(impl: Implementation) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def snapshot_dir(pytestconfig: pytest.Config, impl: Implementation) -> Path:
-    """Where this implementation's syrupy snapshots live."""
-    configured = pytestconfig.getoption("conformance_snapshots") or pytestconfig.getini("conformance_snapshots")
-    if configured:
-        return (pytestconfig.invocation_params.dir / configured).resolve()
-    if impl.name == "reference":  # the reference, in process or through its harness
-        return reference_snapshots_dir()
-    return pytestconfig.invocation_params.dir / "snapshots" / impl.name
+    """Where this implementation's syrupy snapshots live (the shipped ones only for the bundled reference itself)."""
+    reason = snapshots.refusal(pytestconfig, impl)  # a usage error before the run, but under xdist
+    if reason:
+        pytest.fail(reason, pytrace=False)
+    return snapshots.snapshot_dir(pytestconfig, impl)
 
 
 @pytest.fixture(scope="session")

@@ -335,11 +335,15 @@ def _assumptions(run: Run, whole: Measurement) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     from ..._contract.implementation import load_target
+    from ..._outputs import unwritable, write_atomic
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("path", type=Path, help="the page to write (docs/cache-efficiency.md)")
     parser.add_argument("--check", action="store_true", help="exit 1 if the page differs from what is written")
     args = parser.parse_args(argv)
+    reason = None if args.check else unwritable(args.path)
+    if reason:  # before the replays, not after them
+        parser.error(f"{args.path}: cannot be written: {reason}")
     impl = load_target("reference")
     try:
         text = render(Run(impl))
@@ -350,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{args.path} is stale: python3 -m advisor_conformance._tools.cachesim.page {args.path}")
             return 1
         return 0
-    args.path.write_text(text, encoding="utf-8")
+    write_atomic(args.path, text.encode("utf-8"))
     return 0
 
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -261,79 +260,12 @@ class Session:
         return self.conversations[call.conversation].messages[call.messages]["content"]
 
 
-def expand(value: Any, workspace: Mapping[str, str] | None = None) -> Any:
-    """A JSON value with every macro expanded."""
-    if isinstance(value, list):
-        return [expand(item, workspace) for item in value]
-    if not isinstance(value, dict):
-        return value
-    if len(value) == 1:
-        ((key, arg),) = value.items()
-        if key == "$text":
-            return text(int(arg["seed"]), int(arg["bytes"]), arg.get("style", "code"))
-        if key == "$file":
-            return (workspace or {})[arg["path"]]
-        if key == "$read":
-            content = text(int(arg["seed"]), int(arg["bytes"]), "code")
-            return read_result(arg["path"], content, int(arg.get("start", 1)), arg.get("end"))
-        if key == "$repeat":
-            return expand(arg[0], workspace) * int(arg[1])
-        if key == "$concat":
-            return "".join(expand(item, workspace) for item in arg)
-    return {key: expand(item, workspace) for key, item in value.items()}
-
-
 def load_session(path: str | Path) -> Session:
-    """Read and expand one session file."""
-    path = Path(path)
-    raw = path.read_text(encoding="utf-8")
-    data = json.loads(raw)
-    if data.get("format") != FORMAT:
-        raise ValueError(f"{path}: not a session file (format {data.get('format')!r}, expected {FORMAT!r})")
-    workspace = {p: text(int(spec["seed"]), int(spec["bytes"]), "code") for p, spec in data["workspace"].items()}
-    conversations = {}
-    for raw_conversation in data["conversations"]:
-        conversations[raw_conversation["id"]] = Conversation(
-            raw_conversation["id"],
-            raw_conversation.get("agent"),
-            int(raw_conversation.get("conversation", 1)),
-            expand(raw_conversation["messages"], workspace),
-        )
-    calls = [
-        Call(
-            i,
-            float(c["at"]),
-            c["conversation"],
-            int(c.get("turn", 1)),
-            int(c["messages"]),
-            expand(c.get("input", {}), workspace),
-        )
-        for i, c in enumerate(data["calls"])
-    ]
-    times = [call.at for call in calls]
-    if times != sorted(times):
-        raise ValueError(f"{path}: the calls are not in time order")
-    for call in calls:
-        messages = conversations[call.conversation].messages
-        if (
-            not (0 < call.messages < len(messages))
-            or messages[call.messages - 1].get("role") != "assistant"
-            or messages[call.messages].get("name") != "advisor"
-        ):
-            raise ValueError(
-                f"{path}: call {call.index} does not end on an assistant message followed by the advisor's result"
-            )
-    return Session(
-        data["name"],
-        data.get("description", ""),
-        data.get("session_id", data["name"]),
-        data.get("model", "advisor-model"),
-        workspace,
-        conversations,
-        calls,
-        path,
-        len(raw),
-    )
+    """Read, check and expand one session file (``loader.py``: bounded, every field checked); raises
+    :class:`~advisor_conformance._tools.inputs.InputError` (a ``ValueError``) naming the file and the field."""
+    from .loader import load
+
+    return load(path)
 
 
 def sessions_dir() -> Path:

@@ -31,6 +31,15 @@ what-if one (not conformant to the spec). docs/cache-efficiency.md has the figur
   advisor-conformance cache-sim --placement bridge                what marking the previous call's end would save
   advisor-conformance cache-sim --provider openai --assume retention=extended-24h
   advisor-conformance cache-sim --provider openai --provider-profile openai-gpt-5-6
+
+A session file is checked whole before the implementation is started: its size, encoding and nesting, the type
+and range of every field, each macro's argument, the workspace paths (inside the workspace), and what its macros
+and its calls' snapshots would make in all (a "$repeat" or "bytes" that would make gigabytes is refused before it
+is made).
+
+Exit status: 0 when every session was measured; 1 when the implementation refused a session's scenario or broke
+the protocol; 2 on a usage error, or a session that cannot be read or is not a session (the message names the
+file and the field).
 """
 
 
@@ -130,7 +139,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     try:
         paths = [find_session(name) for name in args.sessions] if args.sessions else shipped_sessions()
         settings = _settings(args)
-    except (FileNotFoundError, ValueError) as exc:  # ProfileError is a ValueError
+        sessions = [load_session(path) for path in paths]  # every session checked before the implementation starts
+    except (FileNotFoundError, ValueError) as exc:  # ProfileError and InputError are ValueErrors
         print(f"advisor-conformance cache-sim: {exc}", file=sys.stderr)
         return 2
     if os.getcwd() not in sys.path:  # `package.module` targets import from here, as with `python -m`
@@ -142,8 +152,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         return 2
     rows = []
     try:
-        for path in paths:
-            session = load_session(path)
+        for session in sessions:
             replayed = replay(impl, session)
             bodies = encode_all(impl, replayed, args.provider)
             rows.append(measure(session, bodies, args.provider, settings, failed_calls=len(replayed.failed_calls)))

@@ -21,7 +21,9 @@ which never counts as worse. Tests are matched by node ID without the folder of 
 outcome is "changed" or "not recorded" is a review item, listed with the command that accepts it, never worse.
 
 Exit status: 0 when nothing got worse, 1 when some rule or test got worse (so CI can gate on regressions),
-2 when a file cannot be read or is not a rule report.
+2 when a file cannot be read or is not a rule report: too large, not UTF-8, not JSON, NaN or a number of
+thousands of digits, a key twice, nested too deep, or a field of the wrong type (the message names the file and
+the field). A corrupt baseline is never read as a regression.
 
   advisor-conformance compare last-release.json rules.json
   advisor-conformance compare old.json new.json --json

@@ -26,6 +26,12 @@ With --compare, the first run is the baseline: the page adds a section of what c
 other run (rules and tests that got worse, better, appeared or disappeared; `advisor-conformance compare`
 explains the order) and marks the cells that got worse (▼) or better (▲).
 
+Every input is read bounded and checked before use (its size, encoding, depth, numbers and the type of every
+field the page reads); the output is checked writable before the work and written whole or not at all.
+
+Exit status: 0 when the page was written; 2 when a run report cannot be read or is not a rule report (the message
+names the file and the field), or the output cannot be written (it names -o and the path).
+
   advisor-conformance report reference.json mine.json -o report.html
   advisor-conformance report last-release.json mine.json --compare -o review.html
 """
@@ -41,24 +47,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
-    from ..report import ReportInputError, build_page, load_run
+    from ..._outputs import unwritable, write_atomic
+    from ..inputs import InputError
+    from ..report import build_page, load_run
 
     if args.compare and len(args.runs) < 2:
         print(
             "advisor-conformance report: --compare needs at least two runs (the first is the baseline)", file=sys.stderr
         )
         return 2
+    output = Path(args.output)
+    reason = unwritable(output)
+    if reason:
+        print(f"advisor-conformance report: -o {args.output}: cannot be written: {reason}"[:1000], file=sys.stderr)
+        return 2
     try:
         runs = [load_run(path) for path in args.runs]
-    except ReportInputError as exc:
+        page = build_page(runs, compare=args.compare, title=args.title)
+    except InputError as exc:  # a run report, or a value the page cannot carry (ReportInputError is one)
         print(f"advisor-conformance report: {exc}", file=sys.stderr)
         return 2
-    page = build_page(runs, compare=args.compare, title=args.title)
-    output = Path(args.output)
     try:
-        output.write_text(page, encoding="utf-8")
+        write_atomic(output, page.encode("utf-8"))
     except OSError as exc:
-        print(f"advisor-conformance report: {output}: cannot be written ({exc.strerror or exc})", file=sys.stderr)
+        print(
+            f"advisor-conformance report: -o {args.output}: cannot be written ({exc.strerror or exc})"[:1000],
+            file=sys.stderr,
+        )
         return 2
     rules = len({row["id"] for run_ in runs for row in run_.rules})
     print(

@@ -26,8 +26,13 @@ fixture's placeholders ({{line_truncation_marker}}) are filled with the implemen
 --question and --file replace the fixture's question and files; each --file is read from disk and sent with its
 path as given, its content and its size.
 
-Exit status: 0 on success, 2 when a file cannot be read or is not JSON, the implementation cannot be loaded, or
-it answers an error (its code, message and the field it names).
+The transcript file is read bounded and checked before it is sent: its size, UTF-8 encoding and nesting, no NaN
+or infinities, no number of more than 40 characters, no key twice, and the type of every field (each message a
+transcript message of the protocol, the question a string, the files the protocol's files). A --file is read as a
+regular file only (no FIFO or device), at most its first MiB, with its true size.
+
+Exit status: 0 on success, 2 when a file cannot be read or is not a transcript (the message names the file and the
+field), the implementation cannot be loaded, or it answers an error (its code, message and the field it names).
 
   advisor-conformance shape django_webhooks_partial_reads
   advisor-conformance shape session.json --question 'Is this migration safe?' --file app/models.py
@@ -35,6 +40,18 @@ it answers an error (its code, message and the field it names).
 """
 
 PROVIDERS = ("anthropic", "openai", "codex")
+#: The largest transcript file read, and the most of a --file read (the implementation keeps at most 32 KiB of it).
+TRANSCRIPT_BYTES = 64 * 1024 * 1024
+FILE_BYTES = 1024 * 1024
+_PROTOCOL = "https://advisor-conformance.invalid/schema/protocol-v1.json#/$defs"
+_MESSAGES = {"type": "array", "items": {"$ref": f"{_PROTOCOL}/transcript_message"}}
+_PARAMS = {"allOf": [{"$ref": f"{_PROTOCOL}/shape.params"}], "properties": {"transcript": _MESSAGES}}
+#: The three forms of a transcript file: a list of messages, a fixture ({"input": params}), the params themselves.
+TRANSCRIPT_SCHEMAS: dict[str, dict[str, Any]] = {
+    "messages": _MESSAGES,
+    "fixture": {"type": "object", "required": ["input"], "properties": {"input": _PARAMS}},
+    "params": _PARAMS,
+}
 
 
 class ShapeInputError(Exception):
@@ -91,35 +108,43 @@ def find_transcript(argument: str) -> Path:
     )
 
 
-def read_json(path: Path) -> Any:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ShapeInputError(f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})") from None
-    try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise ShapeInputError(f"{path}: not JSON ({exc})") from None
+def load_transcript(path: Path) -> tuple[str, Any]:
+    """The form (:data:`TRANSCRIPT_SCHEMAS`) and the data of a transcript file, read bounded and checked; raises
+    :class:`~advisor_conformance._tools.inputs.InputError` naming the file and the field."""
+    from ..inputs import InputError, check, read_json, validator
+
+    data = read_json(path, limit=TRANSCRIPT_BYTES)
+    if isinstance(data, list):
+        form = "messages"
+    elif isinstance(data, dict) and "input" in data and "transcript" not in data:
+        form = "fixture"
+    elif isinstance(data, dict) and "transcript" in data:
+        form = "params"
+    else:
+        raise InputError(
+            str(path), "neither a list of messages nor an object with 'transcript' or 'input.transcript'", "(top)"
+        )
+    check(validator(TRANSCRIPT_SCHEMAS[form]), data, str(path))
+    return form, data
 
 
-def load_params(path: Path, question: str | None, files: list[str] | None, strings: dict[str, str]) -> dict[str, Any]:
-    """The params of the shape operation: the transcript file's, with the command line's question and files."""
+def load_params(
+    path: Path, loaded: tuple[str, Any], question: str | None, files: list[str] | None, strings: dict[str, str]
+) -> dict[str, Any]:
+    """The params of the shape operation: the transcript file's (``loaded``: :func:`load_transcript`'s form and
+    data), with the command line's question and files."""
     from ...vectors import VectorError, fill
 
-    data = read_json(path)
-    if isinstance(data, list):
+    form, data = loaded
+    if form == "messages":
         params: dict[str, Any] = {"transcript": data}
-    elif isinstance(data, dict) and isinstance(data.get("input"), dict) and "transcript" in data["input"]:
+    elif form == "fixture":
         try:
             params = fill(dict(data["input"]), strings)
         except VectorError as exc:
-            raise ShapeInputError(f"{path}: {exc}") from None
-    elif isinstance(data, dict) and "transcript" in data:
-        params = dict(data)
+            raise ShapeInputError(f"{path}: input: {exc}") from None
     else:
-        raise ShapeInputError(
-            f"{path}: neither a list of messages nor an object with 'transcript' or 'input.transcript'"
-        )
+        params = dict(data)
     if question is not None:
         params["question"] = question
     if files is not None:
@@ -128,14 +153,22 @@ def load_params(path: Path, question: str | None, files: list[str] | None, strin
 
 
 def load_file(name: str) -> dict[str, Any]:
-    """A file for the shape operation, as the suite sends one: the path as given, the bytes read, the size."""
+    """A file for the shape operation, as the suite sends one: the path as given, at most :data:`FILE_BYTES` of its
+    bytes, its true size; a FIFO, a device or a folder is refused unread."""
+    import stat
+
     from ...shaping import file_param
 
     try:
-        data = Path(name).read_bytes()
+        fd = os.open(name, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with open(fd, "rb", closefd=True) as handle:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise ShapeInputError(f"--file {name}: not a regular file (a folder, a FIFO, a device or a socket)")
+            data = handle.read(FILE_BYTES)
     except OSError as exc:
         raise ShapeInputError(f"--file {name}: cannot be read ({exc.strerror or exc})") from None
-    return file_param(name, data, len(data))
+    return file_param(name, data, max(info.st_size, len(data)))
 
 
 def error_text(op: str, answer: dict[str, Any]) -> str:
@@ -156,11 +189,12 @@ def render_messages(messages: list[dict[str, str]]) -> str:
     return "\n".join(blocks)
 
 
-def produce(args: argparse.Namespace, implementation: Any) -> str:
-    """The text to print; an error answer or a bad input raises :class:`ShapeInputError`."""
+def produce(args: argparse.Namespace, implementation: Any, path: Path, loaded: tuple[str, Any]) -> str:
+    """The text to print for the transcript at ``path`` (``loaded``: :func:`load_transcript`'s form and data); an
+    error answer or a bad input raises :class:`ShapeInputError`."""
     from ...wire import neutral_request
 
-    params = load_params(find_transcript(args.transcript), args.question, args.files, implementation.strings)
+    params = load_params(path, loaded, args.question, args.files, implementation.strings)
     answer = implementation.call("shape", params)
     if "error" in answer:
         raise ShapeInputError(error_text("shape", answer))
@@ -176,15 +210,22 @@ def produce(args: argparse.Namespace, implementation: Any) -> str:
 def run(args: argparse.Namespace, extra: list[str]) -> int:
     from ..._contract.implementation import TargetError, load_target
     from ..._contract.protocol import ContractError
+    from ..inputs import InputError
 
+    try:  # the transcript is checked before the implementation starts
+        path = find_transcript(args.transcript)
+        loaded = load_transcript(path)
+    except (ShapeInputError, InputError) as exc:
+        print(f"advisor-conformance shape: {exc}", file=sys.stderr)
+        return 2
     try:  # a package in this directory is importable, as under `python -m`
         implementation = load_target(args.impl, cwd=os.getcwd())
     except (TargetError, ContractError) as exc:
         print(f"advisor-conformance shape: {exc}", file=sys.stderr)
         return 2
     try:
-        sys.stdout.write(produce(args, implementation))
-    except (ShapeInputError, ContractError) as exc:
+        sys.stdout.write(produce(args, implementation, path, loaded))
+    except (ShapeInputError, InputError, ContractError) as exc:
         print(f"advisor-conformance shape: {exc}", file=sys.stderr)
         return 2
     finally:

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..._pytest_plugin.reporting import REVIEW_OUTCOMES
 from ...catalogue import Catalogue, Rule, load_catalogue
+from ..inputs import check_value
 from .compare import Comparison, compare_runs
 from .runs import Run, attributed_outcomes, clean_text
 
@@ -62,8 +63,15 @@ def _css_class(outcome: str) -> str:
 
 
 def script_json(value: Any) -> str:
-    """JSON that is safe inside a ``<script>`` element: no ``</script>``, no ``<!--``, no raw U+2028."""
-    text = clean_text(json.dumps(value, ensure_ascii=False, separators=(",", ":")))
+    """Strict JSON (no NaN or infinities: a browser's ``JSON.parse`` refuses them, and no cell's detail would open)
+    that is safe inside a ``<script>`` element: no ``</script>``, no ``<!--``, no raw U+2028. A value JSON cannot
+    carry raises :class:`~advisor_conformance._tools.inputs.InputError` naming its field."""
+    try:
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        check_value(value, "the page's data")  # names the field
+        raise
+    text = clean_text(text)
     return re.sub("[<>&\u2028\u2029]", lambda match: _JSON_ESCAPES[match[0]], text)
 
 
@@ -104,13 +112,11 @@ def _matrix_rules(runs: list[Run], catalogue: Catalogue) -> tuple[list[tuple[str
                     level=clean_text(row.get("level") or "?"),
                 )
     order = {rule_id: index for index, rule_id in enumerate(catalogue.rules)}
-    areas = list(catalogue.areas)
+    by_area: dict[str, list[Rule]] = {area: [] for area in catalogue.areas}  # then unknown areas, as they come
     for rule in seen.values():
-        if rule.area not in areas:
-            areas.append(rule.area)
+        by_area.setdefault(rule.area, []).append(rule)
     groups = []
-    for area in areas:
-        members = [rule for rule in seen.values() if rule.area == area]
+    for area, members in by_area.items():
         if not members:
             continue
         members.sort(key=lambda rule: order.get(rule.id, len(order)))  # stable: unknown rules in report order

@@ -1,17 +1,19 @@
-"""Reading a run's JSON rule report (``--rule-report``, format 1) and checking the parts the reports use.
+"""Reading a run's JSON rule report (``--rule-report``, format 1) and checking it before any of it is used.
 
-Only what the page and the comparison rely on is required: ``format`` 1 and the
-``rules`` list (each with an ``id`` and a rule outcome). ``tests`` (each with a
-``nodeid`` and a test outcome), ``implementation``, ``suite`` and ``run`` are
-read when present, so a report of another suite release still loads. Any other
-defect is a :class:`ReportInputError` naming the file and the place.
+The loader of rule reports (:func:`load_run`) reads the file with the commands' bounded JSON reader
+(:mod:`.._tools.inputs`: size, encoding, NaN, long numbers, repeated keys, depth) and checks it against
+:data:`REPORT_SCHEMA`: ``format`` 1 and the ``rules`` list (each with an ``id`` and a rule outcome) are required;
+``tests`` (each with a ``nodeid`` and a test outcome), ``implementation``, ``suite``, ``run``, ``counts`` and
+``snapshots`` are read when present, so a report of another suite release still loads, but every field the
+reports read has its type checked (``checked_rules: 5``, ``run.arguments: 7`` and ``counts: [1]`` are refused). Any
+defect is a :class:`ReportInputError` naming the file and the field; ``report`` and ``compare`` exit 2 on it.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,17 +23,101 @@ from ..._pytest_plugin.reporting import (
     RULE_OUTCOMES,
     TEST_OUTCOMES,
 )
+from ..inputs import InputError, check, check_value, read_json, validator
 
 _SUITE_TESTS = re.compile(r"^(?:[^:]*/)?tests/(?=(?:[^/:]+/)*[^/:]+\.py::)")  # up to the suite: area/test_x.py::
+#: The largest rule report read: the suite's 1,579 tests, each failing with a message at the report's 20,000-character
+#: cap, take about 35 MB (four times that if every character took four bytes).
+REPORT_BYTES = 128 * 1024 * 1024
+
+_TEXT = {"type": "string"}
+_TEXTS = {"type": "array", "items": _TEXT}
+_COUNT = {"type": "integer", "minimum": 0, "maximum": 2**53}
+_COUNTS = {"type": "object", "additionalProperties": _COUNT}
+#: The fields of a rule report that the reports read, each with its type; other fields are let through.
+REPORT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["format", "rules"],
+    "properties": {
+        "format": {"const": REPORT_FORMAT},
+        "suite": {"type": "object", "additionalProperties": {"type": ["string", "integer"]}},
+        "implementation": {
+            "type": "object",
+            "properties": {"name": _TEXT, "version": _TEXT, "language": _TEXT, "areas": _TEXTS},
+        },
+        "run": {
+            "type": "object",
+            "properties": {
+                "target": _TEXT,
+                "arguments": _TEXTS,
+                "strict_should": {"type": "boolean"},
+                "started": _TEXT,
+                "duration_s": {"type": "number", "minimum": 0},
+            },
+        },
+        "counts": {"type": "object", "properties": {"rules": _COUNTS, "tests": _COUNTS}},
+        "rules": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "outcome"],
+                "properties": {
+                    "id": {"type": "string", "minLength": 1},
+                    "area": _TEXT,
+                    "level": _TEXT,
+                    "tag": _TEXT,
+                    "outcome": {"enum": list(RULE_OUTCOMES)},
+                    **{
+                        key: _COUNT
+                        for key in (
+                            "tests",
+                            "passed",
+                            "failed",
+                            "warned",
+                            "xfailed",
+                            "skipped",
+                            "elsewhere",
+                            *REVIEW_OUTCOMES,
+                        )
+                    },
+                },
+            },
+        },
+        "tests": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["nodeid", "outcome"],
+                "properties": {
+                    "nodeid": _TEXT,
+                    "rules": _TEXTS,
+                    "outcome": {"enum": list(TEST_OUTCOMES)},
+                    "message": _TEXT,
+                    "failed_rules": _TEXTS,
+                    "checked_rules": _TEXTS,
+                    "unknown_rules": _TEXTS,
+                    "accept": _TEXT,
+                    "accept_all": _TEXT,
+                },
+            },
+        },
+        "snapshots": {
+            "type": "object",
+            "properties": {**{outcome: _TEXTS for outcome in REVIEW_OUTCOMES}, "accept": _TEXT},
+        },
+        "unknown_rules": {"type": "object", "additionalProperties": _TEXTS},
+        "collected": {"type": "object", "additionalProperties": _TEXTS},
+    },
+}
 
 
-class ReportInputError(ValueError):
-    """A run report that cannot be read or is not a rule report; ``str()`` names the file."""
+class ReportInputError(InputError):
+    """A run report that cannot be read or is not a rule report; ``str()`` names the file and the field."""
 
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
-        self.path = path
-        self.reason = reason
+
+@cache
+def _checker() -> Any:
+    return validator(REPORT_SCHEMA)
 
 
 def clean_text(value: Any) -> str:
@@ -154,58 +240,42 @@ class Run:
 
 
 def load_run(path: str | Path) -> Run:
-    """Read and check the run report at ``path``; raises :class:`ReportInputError` naming it."""
-    label = str(path)
+    """Read and check the run report at ``path``; raises :class:`ReportInputError` naming it and the field."""
     try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise ReportInputError(label, f"cannot be read ({exc.strerror or exc})") from None
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ReportInputError(label, f"is not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise ReportInputError(label, f"is not JSON ({exc.msg}, line {exc.lineno} column {exc.colno})") from None
-    return parse_run(data, label)
+        data = read_json(path, limit=REPORT_BYTES)
+    except InputError as exc:
+        raise ReportInputError(exc.path, exc.reason, exc.field) from None
+    return parse_run(data, str(path))
 
 
 def parse_run(data: Any, path: str = "<report>") -> Run:
-    """Check the decoded report ``data``; raises :class:`ReportInputError` naming ``path`` and the defect."""
+    """Check the decoded report ``data``; raises :class:`ReportInputError` naming ``path``, the field and the
+    defect."""
+    try:
+        check_value(data, path)
+    except InputError as exc:
+        raise ReportInputError(exc.path, exc.reason, exc.field) from None
     if not isinstance(data, dict) or "format" not in data:
         raise ReportInputError(
             path, 'is not a rule report of advisor-conformance (no "format"; write one with --rule-report FILE)'
         )
-    if data["format"] != REPORT_FORMAT:
-        raise ReportInputError(path, f"has report format {data['format']!r}; this version reads format {REPORT_FORMAT}")
-    rules = data.get("rules")
-    if not isinstance(rules, list):
-        raise ReportInputError(path, 'has no "rules" list')
-    seen: set[str] = set()
-    for index, row in enumerate(rules):
-        where = f"rules[{index}]"
-        if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not row["id"]:
-            raise ReportInputError(path, f'{where} has no rule "id"')
-        if row.get("outcome") not in RULE_OUTCOMES:
-            raise ReportInputError(
-                path,
-                f"{where} ({row['id']}) has the outcome {row.get('outcome')!r}, not one of {', '.join(RULE_OUTCOMES)}",
-            )
-        if row["id"] in seen:
-            raise ReportInputError(path, f"{where}: rule {row['id']} appears twice")
-        seen.add(row["id"])
-    tests = data.get("tests", [])
-    if not isinstance(tests, list):
-        raise ReportInputError(path, 'has a "tests" entry that is not a list')
-    for index, test in enumerate(tests):
-        where = f"tests[{index}]"
-        if not isinstance(test, dict) or not isinstance(test.get("nodeid"), str):
-            raise ReportInputError(path, f'{where} has no "nodeid"')
-        if test.get("outcome") not in TEST_OUTCOMES:
-            raise ReportInputError(
-                path,
-                f"{where} ({test['nodeid']}) has the outcome {test.get('outcome')!r}, not "
-                f"one of {', '.join(TEST_OUTCOMES)}",
-            )
-        if not isinstance(test.get("rules", []), list):
-            raise ReportInputError(path, f'{where} ({test["nodeid"]}) has "rules" that are not a list')
+    if data["format"] != REPORT_FORMAT or isinstance(data["format"], bool):
+        raise ReportInputError(
+            path, f"has report format {str(data['format'])[:40]!r}; this version reads format {REPORT_FORMAT}", "format"
+        )
+    try:
+        check(_checker(), data, path)
+    except InputError as exc:
+        raise ReportInputError(exc.path, exc.reason, exc.field) from None
+    _unique(path, "rules", [row["id"] for row in data["rules"]], "rule")
+    _unique(path, "tests", [test["nodeid"] for test in data.get("tests", [])], "test")
     return Run(path, data)
+
+
+def _unique(path: str, field: str, names: list[str], kind: str) -> None:
+    """Refuse a rule or test listed twice (one of the two would be dropped silently)."""
+    seen: set[str] = set()
+    for index, name in enumerate(names):
+        if name in seen:
+            raise ReportInputError(path, f"{kind} {name[:200]!r} appears twice", f"{field}/{index}")
+        seen.add(name)

@@ -18,10 +18,10 @@ import json
 import re
 
 import pytest
-from syrupy.extensions.amber import AmberSnapshotExtension
 
 from advisor_conformance._bounded import cap_lines
 from advisor_conformance._paths import fixtures_dir
+from advisor_conformance._pytest_plugin.snapshots import extension, recorded
 from advisor_conformance.checks import SnapshotReview, answer_of, violation
 from advisor_conformance.vectors import fill
 
@@ -31,29 +31,16 @@ TRANSCRIPTS = sorted((fixtures_dir() / "transcripts").glob("*.json"))
 
 @pytest.fixture
 def request_snapshot(snapshot, snapshot_dir):
-    """The syrupy snapshot fixture, storing into this implementation's snapshot directory."""
-
-    class ImplementationSnapshots(AmberSnapshotExtension):
-        @classmethod
-        def dirname(cls, *, test_location):
-            return str(snapshot_dir)
-
-        @classmethod
-        def get_snapshot_name(cls, *, test_location, index=0):
-            # Named by the transcript alone: a session that parametrizes the test further (a run of several
-            # implementations at once) still finds each transcript's one snapshot.
-            return f"{test_location.methodname}[{index}]"
-
-    return snapshot.use_extension(ImplementationSnapshots)
+    """The syrupy snapshot fixture, storing into this implementation's snapshot directory (written whole or not at
+    all, any text recorded so that it reads back equal: ``_pytest_plugin/snapshots.py``)."""
+    return snapshot.use_extension(extension(str(snapshot_dir)))
 
 
 def _require_recorded(request, snapshot_dir, name):
     """Fail with the way to record them when this implementation has no snapshot for ``name`` yet."""
     if request.config.getoption("update_snapshots", False):
         return
-    stored = snapshot_dir / "test_snapshots.ambr"
-    marker = f"# name: test_rendered_request_matches_snapshot[{name}]\n"
-    if not stored.is_file() or marker not in stored.read_text(encoding="utf-8"):
+    if not recorded(snapshot_dir, name):
         raise SnapshotReview(f"no snapshot of {name} is recorded for this implementation in {snapshot_dir.name}/: "
                              "record its snapshots once with --snapshot-update (and commit them); from then on a "
                              "change fails here", "not recorded")
