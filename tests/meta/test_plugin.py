@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -272,11 +273,12 @@ def test_failure_shows_its_rule_in_the_short_summary_and_how_to_rerun_it(elsewhe
     example = run.stdout.split("explicit example:", 1)[1].split("\n\n", 1)[0].splitlines()
     assert len(example) <= 14 and all(len(line) <= 300 for line in example), example
     assert "reproduce_failure" not in run.stdout
-    command = next(line for line in run.stdout.splitlines() if line.startswith("python -m pytest --impl="))
-    words = command.split()
-    assert words[3] == target, command
+    command = next(line for line in run.stdout.splitlines() if line.startswith("python3 -m pytest --impl="))
+    words = shlex.split(command)  # run exactly as printed
+    assert words[3] == target and "--pyargs" in words, command
     again = run_pytest(*words[3:], "-q", cwd=elsewhere)
-    tail = lambda nodeids: [nodeid.rsplit("/", 1)[-1] for nodeid in nodeids]  # noqa: E731
+    # (a test named by --pyargs from outside pytest's rootdir has a node ID without its path: compare the names)
+    tail = lambda nodeids: [nodeid.rsplit("::", 1)[-1] for nodeid in nodeids]  # noqa: E731
     assert again.returncode == 1, again.stdout[-2000:]
     assert tail(t["nodeid"] for t in again.failed_tests()) == tail(t["nodeid"] for t in run.failed_tests())
 

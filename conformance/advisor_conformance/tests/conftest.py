@@ -9,7 +9,7 @@ import pytest
 from advisor_conformance._contract.implementation import Implementation
 from advisor_conformance._contract.loopback import LoopbackProvider, loopback
 from advisor_conformance._paths import reference_snapshots_dir
-from advisor_conformance._pytest_plugin.plugin import IMPLEMENTATION
+from advisor_conformance._pytest_plugin.plugin import IMPLEMENTATION, project_dir, snapshots_setting
 
 
 @pytest.fixture(scope="session")
@@ -30,12 +30,12 @@ def strings(impl: Implementation) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def snapshot_dir(pytestconfig: pytest.Config, impl: Implementation) -> Path:
     """Where this implementation's syrupy snapshots live."""
-    configured = pytestconfig.getoption("conformance_snapshots") or pytestconfig.getini("conformance_snapshots")
-    if configured:
-        return (pytestconfig.invocation_params.dir / configured).resolve()
+    configured = snapshots_setting(pytestconfig)  # from the folder of the file that names it, checked
+    if configured is not None:
+        return configured
     if impl.name == "reference":  # the reference, in process or through its harness
         return reference_snapshots_dir()
-    return pytestconfig.invocation_params.dir / "snapshots" / impl.name
+    return project_dir(pytestconfig) / "snapshots" / impl.name
 
 
 @pytest.fixture(scope="session")
