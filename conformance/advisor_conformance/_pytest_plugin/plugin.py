@@ -409,15 +409,22 @@ def _set_message(report: pytest.TestReport, message: str) -> None:
 
 def review(item: pytest.Item, report: pytest.TestReport, error: SnapshotReview) -> None:
     """A snapshot to review: the test gets the outcome ``changed`` or ``not recorded`` and the command that accepts
-    the snapshot; no rule is blamed. The report stays failed, so the run fails until the snapshot is reviewed (and
-    accepted, or the implementation mended): a review gate, not a rule failure."""
+    the snapshot; no rule is blamed. The run fails until the snapshot is reviewed (and accepted, or the
+    implementation mended): a review gate, not a rule failure. A changed snapshot's report stays failed (its diff is
+    the failure's text); one not yet recorded is reported apart (``R``), so it does not stop ``-x``, and the run's
+    exit status is set at its end (:func:`pytest_sessionfinish`)."""
     command = accept_command(item)
     put_property(report, "review", error.outcome)
     put_property(report, "accept", command)
     put_property(report, "accept_all", accept_command(item, every=True))
     put_property(report, "failed_rules", [])
     put_property(report, "checked_rules", [])
-    _set_message(report, f"[snapshot {error.outcome}] {error}\naccept it (after review): {command}")
+    message = f"[snapshot {error.outcome}] {error}\naccept it (after review): {command}"
+    _set_message(report, message)
+    if error.outcome == "not recorded":
+        path, line, _ = item.location
+        report.outcome = "skipped"
+        report.longrepr = (str(path), (line or 0) + 1, message)
 
 
 def _impl_options(config: pytest.Config) -> list[str]:
@@ -456,10 +463,33 @@ def rerun_command(item: pytest.Item) -> str | None:
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
-    """A failing `should` test is reported as warned (W), apart from the passes and failures."""
+    """A failing `should` test is reported as warned (W), and a snapshot not yet recorded as not recorded (R), apart
+    from the passes and failures."""
     if report.when == "call" and get_property(report, "should_failed", False):
         return "warned", "W", ("WARNED", {"yellow": True})
+    if report.when == "call" and report.skipped and get_property(report, "review") == "not recorded":
+        return "not recorded", "R", ("NOT RECORDED", {"yellow": True})
     return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before the JUnit XML file is written, and before the terminal's summary
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A run with snapshots not yet recorded fails (they are review items, reported apart so that ``-x`` goes on);
+    the JUnit XML file leaves out hypothesis's statistics of the suite's tests (base64 blobs, one global property per
+    test; a project's own tests keep theirs)."""
+    tally = session.config.stash.get(TALLY, None)
+    if tally is None or hasattr(session.config, "workerinput"):
+        return
+    if tally.snapshots()["not recorded"] and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - a pytest without it
+        return
+    xml = session.config.stash.get(xml_key, None)
+    if xml is not None:
+        ours = {f"hypothesis-statistics-{nodeid}" for nodeid in tally.tests}
+        xml.global_properties[:] = [(name, value) for name, value in xml.global_properties if name not in ours]
 
 
 def rules_of(item: pytest.Item) -> list[str]:
