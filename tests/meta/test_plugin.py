@@ -91,6 +91,23 @@ def test_bad_targets_are_usage_errors(elsewhere, target, message):
     assert run.returncode == 4 and message in run.stderr, run.stdout + run.stderr
 
 
+@pytest.mark.parametrize(
+    "line, named",
+    [
+        ("conformance_harness_timeout = ten", "conformance_harness_timeout"),
+        ("conformance_harness_timeout = 0", "conformance_harness_timeout"),
+    ],
+)
+def test_a_bad_setting_stops_the_run_naming_it_and_its_file(elsewhere, line, named):
+    """A setting of the ini file that is no value of its kind (here a timeout that is no number, or 0, which was read as
+    the default; tests/suite/test_settings.py feeds every setting's loader hostile values) stops the run before any
+    test with a usage error naming the setting and the file, never an internal error or a silent default."""
+    (elsewhere / "pytest.ini").write_text(f"[pytest]\nconformance_impl = reference\n{line}\n")
+    run = run_pytest("--co", "-q", cwd=elsewhere)
+    assert run.returncode == 4 and "INTERNALERROR" not in run.stdout + run.stderr, run.stdout[-2000:] + run.stderr
+    assert named in run.stderr and "pytest.ini" in run.stderr, run.stderr
+
+
 def test_marker_expression_selects_one_rules_tests():
     """`-m 'rule(id="...")'` selects exactly the tests that carry that rule."""
     run = run_pytest(SUITE, "--co", "-q", "-m", 'rule(id="elision.marker-format")')

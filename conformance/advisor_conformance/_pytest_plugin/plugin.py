@@ -631,7 +631,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     if implementation is None:
         return
     reporter = session.config.pluginmanager.getplugin("terminalreporter")
-    if reporter is not None and not hasattr(session.config, "workerinput"):
+    scope = session.config.stash.get(_collect.SCOPE, None)
+    leaves_out = scope is not None and scope.source == "ini" and scope.own_paths  # the project's own tests alone
+    if reporter is not None and not hasattr(session.config, "workerinput") and not leaves_out:
         other = project_names_another(session.config, session.config.stash[TARGET])
         reporter.write_line(first_line(session.config), yellow=bool(other), bold=bool(other))
     try:

@@ -183,10 +183,11 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     except (TargetError, ContractError) as exc:
         print(f"advisor-conformance shape: {exc}", file=sys.stderr)
         return 2
-    # the first line names the implementation: on stdout above the messages, on stderr when stdout is JSON
-    announce("advisor-conformance shape", implementation, named, sys.stderr if args.json or args.provider else None)
     try:
-        sys.stdout.write(produce(args, implementation))
+        text = produce(args, implementation)
+        # the first line names the implementation: on stdout above the messages, on stderr when stdout is JSON
+        announce("advisor-conformance shape", implementation, named, sys.stderr if args.json or args.provider else None)
+        sys.stdout.write(text)
     except (ShapeInputError, ContractError) as exc:
         print(f"advisor-conformance shape: {exc}", file=sys.stderr)
         return 2
