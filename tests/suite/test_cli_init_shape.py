@@ -190,7 +190,7 @@ def test_init_harness_speaks_the_protocol(tmp_path, capsys, language):
 
 def test_init_go_harness_declares_the_areas_of_shape_and_says_how_to_build_it(tmp_path, capsys):
     """`init --harness --language go` writes one Go program declaring exactly the areas of `shape` (the others
-    commented out) and prints the build command before the suite's (tests/meta/test_go_harness.py builds and runs it)."""
+    commented out) and prints the build command before the suite's (tests/meta/test_skeletons.py builds and runs it)."""
     assert main(["init", "--harness", "--language", "go", "--dir", str(tmp_path)]) == 0
     (written,) = tmp_path.iterdir()
     text = written.read_text(encoding="utf-8")
