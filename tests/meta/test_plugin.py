@@ -218,11 +218,26 @@ def test_reference_snapshots_are_read_from_the_suite(elsewhere):
 
 
 def test_missing_snapshot_says_how_to_record_it(elsewhere):
-    """A transcript with no recorded snapshot fails with the option that records it, not as a changed request."""
-    run = run_pytest("--impl=tests.fakes.renamed", "-k", "test_rendered_request_matches_snapshot", "-q", cwd=elsewhere)
+    """A transcript with no recorded snapshot is "not recorded" with the option that records it, not a changed
+    request; it does not stop -x (every snapshot is reported) and the run still fails; the banner says no rule
+    failed only when none did."""
+    select = ["-k", "test_rendered_request_matches_snapshot", "-q"]
+    run = run_pytest("--impl=tests.fakes.renamed", "-x", *select, cwd=elsewhere)
     assert run.returncode == 1, run.stdout[-2000:]
     failures = [test for test in run.report["tests"] if test["outcome"] == "not recorded"]
-    assert failures and all("--snapshot-update" in test["message"] for test in failures), failures[:2]
+    assert len(failures) == len(run.report["tests"]) > 1, run.report["tests"]
+    assert all("--snapshot-update" in test["message"] for test in failures), failures[:2]
+    assert "snapshots to review (no rule failed" in run.stdout, run.stdout[-2000:]
+    both = run_pytest(
+        "--impl=tests.fakes.broken.shaping:MarkerOffByOne",
+        "-k",
+        "test_rendered_request_matches_snapshot or test_marker_reports_the_true_length",
+        "-q",
+        cwd=elsewhere,
+    )
+    assert both.returncode == 1 and "failed" in both.outcomes().values(), both.stdout[-2000:]
+    banner = next(line for line in both.stdout.splitlines() if "snapshots to review" in line)
+    assert "no rule failed" not in banner, banner
 
 
 def test_ini_key_alone_runs_the_suite_beside_the_projects_tests(elsewhere):

@@ -24,7 +24,6 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from _advisor_conformance_pytestplugin import (
-    ENVIRONMENT_VARIABLE,
     Setting,
     named,
     project_configuration,
@@ -158,16 +157,7 @@ def origin_of(config: pytest.Config, found: Setting) -> str:
     """Where the run named its implementation, as the user wrote it: ``--impl=X``, ``ADVISOR_CONFORMANCE_IMPL=X``,
     ``-o conformance_impl=X``, ``conformance_impl = X (pyproject.toml)``, or the default of ``advisor-conformance
     run``."""
-    target = found.value
-    if found.source == "flag":
-        return f"--impl={target}"
-    if found.source == "environment":
-        return f"{ENVIRONMENT_VARIABLE}={target}"
-    if found.source == "override":
-        return f"-o conformance_impl={target}"
-    if found.source == "default":
-        return f"the default of advisor-conformance run ({target})"
-    return f"conformance_impl = {target} ({_settings.shown_path(found.file, config.invocation_params.dir)})"
+    return _settings.origin("conformance_impl", found, config.invocation_params.dir)
 
 
 def project_names_another(config: pytest.Config, found: Setting) -> str | None:

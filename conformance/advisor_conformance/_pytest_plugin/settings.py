@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from _advisor_conformance_pytestplugin import Setting, ini_setting, project_configuration
+from _advisor_conformance_pytestplugin import ENVIRONMENT_VARIABLE, Setting, ini_setting, project_configuration
 
 #: The seconds a harness may take over one operation, when nothing says otherwise.
 HARNESS_TIMEOUT_DEFAULT = 60.0
@@ -39,18 +39,23 @@ SETTINGS = {
     "conformance_xfails_file": ("xfails_file", "--xfails-file"),
     "conformance_snapshots": ("conformance_snapshots", "--impl-snapshots"),
 }
+#: The option of each ini key, as the user types it.
+FLAGS = {"conformance_impl": "--impl", **{name: flag for name, (_, flag) in SETTINGS.items()}}
 
 
 def origin(name: str, setting: Setting, invocation_dir: Path | None = None) -> str:
     """Where a setting was read, as the user wrote it: ``--harness-timeout=ten``, ``-o
-    conformance_harness_timeout=ten``, ``conformance_harness_timeout = 'ten' (pyproject.toml)``."""
+    conformance_harness_timeout=ten``, ``conformance_harness_timeout = ten (pyproject.toml)``; the implementation
+    also ``ADVISOR_CONFORMANCE_IMPL=X`` and the default of `advisor-conformance run`."""
     value = setting.value
     if setting.source == "flag":
-        return f"{SETTINGS.get(name, (None, name))[1]}={value}"
+        return f"{FLAGS.get(name, name)}={value}"
     if setting.source == "override":
         return f"-o {name}={value}"
     if setting.source == "environment":
-        return f"${name}={value}"
+        return f"{ENVIRONMENT_VARIABLE}={value}"
+    if setting.source == "default":
+        return f"the default of advisor-conformance run ({value})"
     shown = value if isinstance(value, str) and value.isprintable() else repr(value)
     return f"{name} = {_short(str(shown))} ({shown_path(setting.file, invocation_dir)})"
 
