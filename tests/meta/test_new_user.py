@@ -1,6 +1,7 @@
-"""A new user's first hour, from the built wheel in an empty directory: `init`, a first run whose failures name
-rules, snapshots, an xfails file, `shape` on a shipped transcript, a harness skeleton, a harness serving a package
-of the directory, one area's tests, failures at 80 columns, the install's pins, workers, `where` and `--version`.
+"""A new user's first hour, from the built wheel in an empty directory: `init`, the fast loop, a first run whose
+failures name rules, snapshots, an xfails file, `shape` on a shipped transcript (with the project's adapter by
+default), a harness skeleton, a harness serving a package of the directory, one area's tests, failures at 80
+columns, the install's pins, workers, `where` and a rerun exactly as it prints it, and `--version`.
 
 The wheel is installed into a fresh virtual environment with only its declared dependencies
 (``tests/support/wheelenv.py``); every command runs as a user of that environment would, with its ``bin``
@@ -152,20 +153,12 @@ def test_python_adapter_skeleton_from_first_run_to_snapshots_and_xfails(venv, tm
     assert "xfailed" in outcomes and "failed" not in outcomes, outcomes
 
     progress("new user: shape on a shipped transcript")
-    shape = user(venv, tmp_path, "advisor-conformance", "shape", "django_webhooks_partial_reads")
+    shape = user(venv, tmp_path, "advisor-conformance", "shape", "django_webhooks_partial_reads", "--impl", "reference")
     assert shape.returncode == 0, shown(shape)
     assert reference_adapter.describe()["strings"]["system_prompt"] in shape.stdout
-    mine = user(
-        venv,
-        tmp_path,
-        "advisor-conformance",
-        "shape",
-        "django_webhooks_partial_reads",
-        "--impl",
-        "myadvisor.advisor_adapter",
-        "--json",
-    )
-    assert mine.returncode == 0, shown(mine)
+    # without --impl: the adapter the project's pyproject.toml names, as the first line (on stderr, beside JSON) says
+    mine = user(venv, tmp_path, "advisor-conformance", "shape", "django_webhooks_partial_reads", "--json")
+    assert mine.returncode == 0 and "myadvisor.advisor_adapter (pyproject.toml)" in mine.stderr, shown(mine)
     declared = user(
         venv, tmp_path, "python", "-c", "from myadvisor.advisor_adapter import STRINGS; print(STRINGS['system_prompt'])"
     ).stdout.strip()

@@ -116,7 +116,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[IMPLEMENTATION] = implementation
     config.stash[ORIGIN] = origin
     check_areas(implementation)
-    _collect.plan(config, target, source, origin)
+    _collect.plan(config, target, "ini" if source == "override" else source, origin)  # -o collects as the ini key
     for module in (_collect, _markers, _terminal):
         config.pluginmanager.register(module, "advisor-conformance-" + module.__name__.rsplit(".", 1)[1].lstrip("_"))
     # syrupy expects a snapshot report from each xdist worker, also when --collect-only or a usage error runs none;
