@@ -101,7 +101,7 @@ def ini_setting(config: pytest.Config, name: str) -> Setting | None:
 def resolve_target(flag: str | None, directory: Path, environ: Any = None) -> Setting | None:
     """The implementation a command outside pytest runs, resolved as a pytest run resolves it: ``flag``, else the
     environment variable, else ``conformance_impl`` of the configuration file nearest ``directory``; None when none
-    names one."""
+    names one; a ``ValueError`` naming the file when its value is not a string."""
     environ = os.environ if environ is None else environ
     if flag is not None and str(flag).strip():
         return Setting(str(flag).strip(), "flag")
@@ -109,11 +109,15 @@ def resolve_target(flag: str | None, directory: Path, environ: Any = None) -> Se
         return Setting(environ[ENVIRONMENT_VARIABLE].strip(), "environment")
     inipath, values = nearest_configuration(directory)
     value = values.get("conformance_impl")
-    if value is not None:
-        raw = getattr(value, "value", value)
-        if isinstance(raw, str) and raw.strip():
-            return Setting(raw.strip(), "ini", inipath)
-    return None
+    if value is None:
+        return None
+    raw = getattr(value, "value", value)
+    if not isinstance(raw, str):
+        raise ValueError(
+            f"conformance_impl ({inipath}): expects a string naming the implementation, got {type(raw).__name__}: "
+            f"{raw!r}"
+        )
+    return Setting(raw.strip(), "ini", inipath) if raw.strip() else None
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -215,7 +215,9 @@ def test_readme_install_lines_work_in_a_fresh_environment(released, tmp_path, pr
     where.mkdir()
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD"], capture_output=True, check=True, timeout=120)
     (where / "advisor-conformance").mkdir()
-    subprocess.run(["tar", "-x", "-C", str(where / "advisor-conformance")], input=archive.stdout, check=True)
+    subprocess.run(
+        ["tar", "-x", "-C", str(where / "advisor-conformance")], input=archive.stdout, check=True, timeout=120
+    )
     for name, data in released[1].items():
         (where / name).write_bytes(data)
     python = bare_env(tmp_path / "venv", with_pip=True, also=("hatchling",))

@@ -30,11 +30,11 @@ def project(tmp_path, monkeypatch):
 )
 def test_shape_names_the_implementation_and_where_it_was_named_first(project, monkeypatch, capsys, setting, origin):
     """`shape` from a subfolder of a configured project renders with the implementation the nearest configuration
-    file names (the environment variable wins over it) and says so in its first line."""
+    file names (the environment variable wins over it) and says so in the first line of its stderr."""
     for name, value in setting.items():
         monkeypatch.setenv(name, value)
     assert main(["shape", "django_webhooks_partial_reads"]) == 0
-    first = capsys.readouterr().out.splitlines()[0]
+    first = capsys.readouterr().err.splitlines()[0]  # stdout is the request
     assert "reference" in first and first.endswith(f"from {origin}"), first
 
 

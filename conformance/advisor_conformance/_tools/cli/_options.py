@@ -3,7 +3,7 @@
 Every command that takes ``--impl`` resolves the implementation as a pytest run does: ``--impl``, else
 ``$ADVISOR_CONFORMANCE_IMPL``, else ``conformance_impl`` in the configuration file nearest the current directory
 (``pyproject.toml``'s ``[tool.pytest.ini_options]``, ``pytest.ini``, ``tox.ini``, ``setup.cfg``), else the
-reference; and it says which it used, and from where, in its first line (:func:`announce`).
+reference; and it says which it used, and from where, in the first line of its stderr (:func:`announce`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 #: The longest a harness may be given for one operation (as the pytest option's): a day.
 HARNESS_TIMEOUT_MAX = 86400.0
@@ -61,11 +61,16 @@ class Named:
 
 def resolve(flag: str | None, directory: Path | None = None) -> Named:
     """The implementation a command runs: ``flag``, else the environment variable, else the nearest configuration
-    file's ``conformance_impl``, else the reference."""
+    file's ``conformance_impl``, else the reference; a ``TargetError`` when that file's value is no string."""
     from _advisor_conformance_pytestplugin import ENVIRONMENT_VARIABLE, resolve_target
 
+    from ..._contract.implementation import TargetError
+
     here = Path.cwd() if directory is None else directory
-    found = resolve_target(flag, here)
+    try:
+        found = resolve_target(flag, here)
+    except ValueError as exc:
+        raise TargetError(str(exc)) from None
     if found is None:
         return Named(
             "reference",
@@ -82,11 +87,12 @@ def resolve(flag: str | None, directory: Path | None = None) -> Named:
     return Named(found.value, f"conformance_impl = {found.value} ({shown})", str(found.file.parent), "ini")
 
 
-def announce(prog: str, implementation: Any, named: Named, stream: TextIO | None = None) -> None:
-    """The command's first line: the implementation it runs and where it was named."""
+def announce(prog: str, implementation: Any, named: Named) -> None:
+    """The command's first line on stderr (its stdout is what it makes: a request, figures, the protocol): the
+    implementation it runs and where it was named."""
     d = implementation.description
     print(
         f"{prog}: implementation: {d.get('name')} {d.get('version')} ({d.get('language')}), from {named.origin}",
-        file=stream if stream is not None else sys.stdout,
+        file=sys.stderr,
         flush=True,
     )

@@ -137,13 +137,13 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     except (FileNotFoundError, ValueError) as exc:  # ProfileError is a ValueError
         print(f"advisor-conformance cache-sim: {exc}", file=sys.stderr)
         return 2
-    named = resolve(args.impl)
     try:  # `package.module` targets import from the folder they are named from, as with `python -m`
+        named = resolve(args.impl)
         impl = load_target(named.target, harness_timeout=args.harness_timeout, cwd=named.directory, origin=named.origin)
     except TargetError as exc:
         print(f"advisor-conformance cache-sim: {exc}", file=sys.stderr)
         return 2
-    announce("advisor-conformance cache-sim", impl, named, sys.stderr if args.json else None)
+    announce("advisor-conformance cache-sim", impl, named)  # on stderr: stdout is the figures
     rows = []
     try:
         for path in paths:

@@ -38,7 +38,11 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     if args.impl is not None and args.impl.startswith("cmd:"):
         print(f"{prog} serves a Python adapter, not a command", file=sys.stderr)
         return 2
-    named = resolve(args.impl)
+    try:
+        named = resolve(args.impl)
+    except TargetError as exc:
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
     if named.target.startswith("cmd:"):  # the harness the configuration names (this one, likely): not served
         named = Named(
             "reference",
@@ -52,5 +56,5 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     except TargetError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
         return 2
-    announce(prog, implementation, named, sys.stderr)  # stdout is the protocol's
+    announce(prog, implementation, named)  # on stderr: stdout is the protocol's
     return serve(implementation.transport.adapter)  # type: ignore[attr-defined]

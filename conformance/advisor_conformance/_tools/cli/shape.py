@@ -177,16 +177,15 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     from ..._contract.implementation import TargetError, load_target
     from ..._contract.protocol import ContractError
 
-    named = resolve(args.impl)
     try:  # a package of the folder it is named from is importable, as under `python -m`
+        named = resolve(args.impl)
         implementation = load_target(named.target, cwd=named.directory, origin=named.origin)
     except (TargetError, ContractError) as exc:
         print(f"advisor-conformance shape: {exc}", file=sys.stderr)
         return 2
     try:
         text = produce(args, implementation)
-        # the first line names the implementation: on stdout above the messages, on stderr when stdout is JSON
-        announce("advisor-conformance shape", implementation, named, sys.stderr if args.json or args.provider else None)
+        announce("advisor-conformance shape", implementation, named)  # on stderr: stdout is the request
         sys.stdout.write(text)
     except (ShapeInputError, ContractError) as exc:
         print(f"advisor-conformance shape: {exc}", file=sys.stderr)

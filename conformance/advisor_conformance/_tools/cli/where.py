@@ -70,7 +70,13 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         hint = f"; did you mean {', '.join(close)}?" if close else "; `advisor-conformance rules` lists them"
         print(f"advisor-conformance where: no rule {args.rule!r} in the catalogue{hint}", file=sys.stderr)
         return 2
-    found = describe(args.rule, args.impl)
+    from ..._contract.implementation import TargetError
+
+    try:
+        found = describe(args.rule, args.impl)
+    except TargetError as exc:
+        print(f"advisor-conformance where: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(found, indent=1, ensure_ascii=False))
         return 0
