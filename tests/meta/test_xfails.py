@@ -140,12 +140,16 @@ def test_ini_xfails_file_does_not_break_a_run_of_other_tests(tmp_path):
 def test_check_entry_expects_its_tests_failure_on_its_rule(tmp_path):
     """A test and a rule on one line (a check) expects that test's failure on that rule; a check naming another rule
     leaves the failure a failure."""
+    other = NODE.replace("[1001]", "[4096]")  # fails on elision.marker-format too
     run = _run(
-        tmp_path, f"{NODE} elision.marker-format  # one check\n", BROKEN, "-m", 'rule(id="elision.marker-format")'
+        tmp_path,
+        f"{NODE} elision.marker-format  # one check\n{other} elision.threshold  # the wrong rule\n",
+        BROKEN,
+        "-m",
+        'rule(id="elision.marker-format")',
     )
-    assert _outcomes(run)[NODE] == "xfailed", run.stdout[-2000:] + run.stderr[-2000:]
-    other = _run(tmp_path, f"{NODE} elision.threshold\n", BROKEN, "-m", 'rule(id="elision.marker-format")')
-    assert _outcomes(other)[NODE] == "failed", other.stdout[-2000:] + other.stderr[-2000:]
+    outcomes = _outcomes(run)
+    assert outcomes[NODE] == "xfailed" and outcomes[other] == "failed", run.stdout[-2000:] + run.stderr[-2000:]
 
 
 @pytest.fixture
