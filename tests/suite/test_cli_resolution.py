@@ -25,12 +25,17 @@ def project(tmp_path, monkeypatch):
     [
         ({}, "conformance_impl = reference (../pyproject.toml)"),
         ({"ADVISOR_CONFORMANCE_IMPL": "reference"}, "ADVISOR_CONFORMANCE_IMPL=reference"),
+        (
+            {"ADVISOR_CONFORMANCE_IMPL": "advisor_reference.adapter:adapter"},
+            "ADVISOR_CONFORMANCE_IMPL=advisor_reference.adapter:adapter; ../pyproject.toml names reference, not run here",
+        ),
     ],
-    ids=["configuration-file", "environment"],
+    ids=["configuration-file", "environment", "environment-over-another"],
 )
 def test_shape_names_the_implementation_and_where_it_was_named_first(project, monkeypatch, capsys, setting, origin):
     """`shape` from a subfolder of a configured project renders with the implementation the nearest configuration
-    file names (the environment variable wins over it) and says so in the first line of its stderr."""
+    file names (the environment variable wins over it) and says so in the first line of its stderr, naming the
+    file's implementation when it runs another."""
     for name, value in setting.items():
         monkeypatch.setenv(name, value)
     assert main(["shape", "django_webhooks_partial_reads"]) == 0

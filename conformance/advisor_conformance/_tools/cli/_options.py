@@ -78,13 +78,25 @@ def resolve(flag: str | None, directory: Path | None = None) -> Named:
             str(here),
             "default",
         )
-    if found.source == "flag":
-        return Named(found.value, f"--impl={found.value}", str(here), "flag")
-    if found.source == "environment":
-        return Named(found.value, f"{ENVIRONMENT_VARIABLE}={found.value}", str(here), "environment")
+    if found.source in ("flag", "environment"):
+        origin = f"--impl={found.value}" if found.source == "flag" else f"{ENVIRONMENT_VARIABLE}={found.value}"
+        configured = _configured(here)  # running another than the project names is never silent
+        if configured is not None and configured.value != found.value:
+            origin += f"; {os.path.relpath(str(configured.file), here)} names {configured.value}, not run here"
+        return Named(found.value, origin, str(here), found.source)
     assert found.file is not None
     shown = os.path.relpath(found.file, here)
     return Named(found.value, f"conformance_impl = {found.value} ({shown})", str(found.file.parent), "ini")
+
+
+def _configured(directory: Path) -> Any:
+    """What the nearest configuration file names (its ``Setting``), or None (none, or no string)."""
+    from _advisor_conformance_pytestplugin import resolve_target
+
+    try:
+        return resolve_target(None, directory, environ={})
+    except ValueError:
+        return None
 
 
 def announce(prog: str, implementation: Any, named: Named) -> None:
