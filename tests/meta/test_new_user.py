@@ -1,6 +1,7 @@
-"""A new user's first hour, from the built wheel in an empty directory: `init`, a first run whose failures name
-rules, snapshots, an xfails file, `shape` on a shipped transcript, a harness skeleton, a harness serving a package
-of the directory, one area's tests, failures at 80 columns, the install's pins, workers, `where` and `--version`.
+"""A new user's first hour, from the built wheel in an empty directory: `init`, the fast loop, a first run whose
+failures name rules, snapshots, an xfails file, `shape` on a shipped transcript (with the project's adapter by
+default), a harness skeleton, a harness serving a package of the directory, one area's tests, failures at 80
+columns, the install's pins, workers, `where` and a rerun exactly as it prints it, and `--version`.
 
 The wheel is installed into a fresh virtual environment with only its declared dependencies
 (``tests/support/wheelenv.py``); every command runs as a user of that environment would, with its ``bin``
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import subprocess
 from pathlib import Path
 
@@ -94,7 +96,15 @@ def test_python_adapter_skeleton_from_first_run_to_snapshots_and_xfails(venv, tm
     init = user(venv, tmp_path, "advisor-conformance", "init", "--python", "myadvisor")
     assert init.returncode == 0, shown(init)
     assert (tmp_path / "myadvisor" / "advisor_adapter.py").is_file()
-    assert "--impl=myadvisor.advisor_adapter" in init.stdout
+    assert "myadvisor.advisor_adapter" in (tmp_path / "pyproject.toml").read_text(encoding="utf-8")
+    assert "python3 -m pytest -x --quick" in init.stdout
+
+    progress("new user: the fast loop init prints, from a subfolder of the project")
+    (tmp_path / "docs").mkdir()
+    loop = user(venv, tmp_path / "docs", "python3", "-m", "pytest", "-x", "--quick", "-q", "--rule-report=../q.json")
+    assert loop.returncode == 1 and "myadvisor" in loop.stdout.splitlines()[0], shown(loop)
+    quick = json.loads((tmp_path / "q.json").read_text(encoding="utf-8"))
+    assert [test["outcome"] for test in quick["tests"]].count("failed") == 1, shown(loop)
 
     progress("new user: the first run against the skeleton")
     first = suite(venv, tmp_path, "--impl=myadvisor.advisor_adapter", "--rule-report=r.json", *FIRST_RUN)
@@ -143,20 +153,12 @@ def test_python_adapter_skeleton_from_first_run_to_snapshots_and_xfails(venv, tm
     assert "xfailed" in outcomes and "failed" not in outcomes, outcomes
 
     progress("new user: shape on a shipped transcript")
-    shape = user(venv, tmp_path, "advisor-conformance", "shape", "django_webhooks_partial_reads")
+    shape = user(venv, tmp_path, "advisor-conformance", "shape", "django_webhooks_partial_reads", "--impl", "reference")
     assert shape.returncode == 0, shown(shape)
     assert reference_adapter.describe()["strings"]["system_prompt"] in shape.stdout
-    mine = user(
-        venv,
-        tmp_path,
-        "advisor-conformance",
-        "shape",
-        "django_webhooks_partial_reads",
-        "--impl",
-        "myadvisor.advisor_adapter",
-        "--json",
-    )
-    assert mine.returncode == 0, shown(mine)
+    # without --impl: the adapter the project's pyproject.toml names, as the first line (on stderr, beside JSON) says
+    mine = user(venv, tmp_path, "advisor-conformance", "shape", "django_webhooks_partial_reads", "--json")
+    assert mine.returncode == 0 and "myadvisor.advisor_adapter (pyproject.toml)" in mine.stderr, shown(mine)
     declared = user(
         venv, tmp_path, "python", "-c", "from myadvisor.advisor_adapter import STRINGS; print(STRINGS['system_prompt'])"
     ).stdout.strip()
@@ -256,12 +258,19 @@ def test_install_pins_workers_rerunnable_tests_and_versions(venv, tmp_path, prog
     version = user(venv, tmp_path, "advisor-conformance", "--version")
     assert load_catalogue().version in version.stdout and "protocol" in version.stdout, shown(version)
 
-    progress("new user: where, and a rerun of one of its tests")
-    where = user(venv, tmp_path, "advisor-conformance", "where", "elision.marker-format")
+    progress("new user: where, and a rerun of one of its tests exactly as printed, beside an xfails file")
+    cache = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    where = user_with(venv, tmp_path, cache, "advisor-conformance", "where", "elision.marker-format")
     assert where.returncode == 0 and "site-packages" not in where.stdout, shown(where)
     listed = [line.strip() for line in where.stdout.split("tests (", 1)[1].splitlines()[1:] if "::" in line]
-    rerun = suite(venv, tmp_path, "--impl=reference", "--pyargs", listed[0], "--rule-report=w.json")
+    (tmp_path / "xfails.txt").write_text(
+        "question.cap\nquestion/test_question.py::test_surrounding_white_space_is_trimmed\n"
+    )
+    (tmp_path / "pytest.ini").write_text("[pytest]\nconformance_xfails_file = xfails.txt\n")
+    rerun = user(venv, tmp_path, *shlex.split(listed[0]), "-q", "--rule-report=w.json")
     assert rerun.returncode == 0, shown(rerun)
+    again = user_with(venv, tmp_path, cache, "advisor-conformance", "where", "elision.marker-format")
+    assert again.stdout == where.stdout, "a lookup from the cache differs from the collection's"
     tests = json.loads((tmp_path / "w.json").read_text(encoding="utf-8"))["tests"]
     assert len(tests) == 1 and tests[0]["outcome"] == "passed", tests
 

@@ -31,9 +31,10 @@ CONFIG_FILES = {
     "tox.ini": ("tox.ini", f"[pytest]\nconformance_impl = {TARGET}\n"),
     "setup.cfg": ("setup.cfg", f"[tool:pytest]\nconformance_impl = {TARGET}\n"),
 }
-WAYS = [*CONFIG_FILES, "environment", "flag", "run"]
-#: Run in the default suite (the rest is slow, and CI runs both): the layout of the issue with the ini key, a plain run.
-QUICK = {("inside", "pyproject")}
+WAYS = [*CONFIG_FILES, "environment", "flag", "run", "run-configured"]
+#: Run in the default suite (the rest is slow, and CI runs both): the layout of the issue with the ini key, a plain
+#: run; and `advisor-conformance run` in a project whose pyproject.toml names its implementation.
+QUICK = {("inside", "pyproject"), ("outside", "run-configured")}
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +71,8 @@ def project(envs: dict[str, Path], layout: str, where: Path, *, own_test: bool =
 
 
 def run(bin_dir: Path, cwd: Path, *command: str, env: dict[str, str] | None = None) -> tuple[int, str, dict | None]:
-    """A command of the environment, with a rule report; its exit code, its output and the report (None if none)."""
+    """A command of the environment, with a rule report; its exit code, its output (its first line, then its end)
+    and the report (None if none)."""
     report = cwd / "rules.json"
     report.unlink(missing_ok=True)
     environment = clean_env()
@@ -85,7 +87,8 @@ def run(bin_dir: Path, cwd: Path, *command: str, env: dict[str, str] | None = No
         env=environment,
     )
     data = json.loads(report.read_text(encoding="utf-8")) if report.exists() else None
-    return result.returncode, result.stdout[-3000:] + result.stderr[-3000:], data
+    first = result.stdout.split("\n", 1)[0]  # the line that names what the run tests, then the end of the output
+    return result.returncode, first + "\n" + result.stdout[-3000:] + result.stderr[-3000:], data
 
 
 def suite_ran_or_refused(code: int, output: str, report: dict | None, names: str = TARGET) -> str:
@@ -108,6 +111,9 @@ def command_for(way: str, root: Path) -> tuple[list[str], dict[str, str]]:
         return ["python", "-m", "pytest", "-x", "-q"], {"ADVISOR_CONFORMANCE_IMPL": TARGET}
     if way == "flag":
         return ["python", "-m", "pytest", "-x", "-q", f"--impl={TARGET}"], {}
+    if way == "run-configured":  # the project's configuration names it; nothing else does
+        (root / "pyproject.toml").write_text(CONFIG_FILES["pyproject"][1])
+        return ["advisor-conformance", "run", "-x", "-q"], {}
     return ["advisor-conformance", "run", "-x", "-q"], {"ADVISOR_CONFORMANCE_IMPL": TARGET}
 
 
@@ -121,13 +127,47 @@ def command_for(way: str, root: Path) -> tuple[list[str], dict[str, str]]:
 )
 def test_each_way_of_naming_an_implementation_runs_the_suite(envs, tmp_path, layout, way):
     """A plain run that names the implementation by an ini key (pyproject.toml, pytest.ini, tox.ini, setup.cfg), the
-    environment variable, --impl or `advisor-conformance run` runs tests of the suite, with the virtual environment
-    inside the project or outside it, and its header says where the implementation was named."""
+    environment variable, --impl, or `advisor-conformance run` with the environment variable or in a project whose
+    pyproject.toml names it, runs tests of the suite, with the virtual environment inside the project or outside it,
+    and its first line says what it tests and where the implementation was named."""
     root, bin_dir = project(envs, layout, tmp_path)
     command, env = command_for(way, root)
     code, output, report = run(bin_dir, root, *command, env=env)
     assert suite_ran_or_refused(code, output, report) == "ran", output
     assert report["implementation"]["name"] == "myadvisor"
+    first = output.splitlines()[0]
+    assert (
+        "myadvisor" in first
+        and TARGET in first
+        and ("pyproject.toml" in first) == (way in ("pyproject", "run-configured"))
+    ), first
+
+
+@pytest.mark.parametrize(
+    "command", [["python", "-m", "pytest", "-x", "-q"], ["advisor-conformance", "run", "-x", "-q"]]
+)
+def test_a_misspelt_variable_stops_the_run(envs, tmp_path, command):
+    """An unknown ADVISOR_CONFORMANCE_* variable (a misspelt ADVISOR_CONFORMANCE_IMPL) stops a plain run and
+    `advisor-conformance run` with a usage error naming it, in a configured project too: neither falls back to the
+    configuration or to the reference."""
+    root, bin_dir = project(envs, "outside", tmp_path)
+    (root / "pyproject.toml").write_text(CONFIG_FILES["pyproject"][1])
+    code, output, report = run(bin_dir, root, *command, env={"ADVISOR_CONFORMANCE_IMP": TARGET})
+    assert suite_ran_or_refused(code, output, report, "ADVISOR_CONFORMANCE_IMP") == "refused", output
+    assert report is None and "ADVISOR_CONFORMANCE_IMPL" in output, output
+
+
+def test_the_reference_is_never_run_silently_in_a_configured_project(envs, tmp_path):
+    """In a project whose pyproject.toml names its implementation, a run of the reference (by --impl) says in its
+    first line that the project names another, which this run does not test."""
+    root, bin_dir = project(envs, "outside", tmp_path)
+    (root / "pyproject.toml").write_text(CONFIG_FILES["pyproject"][1])
+    code, output, report = run(
+        bin_dir, root, "python", "-m", "pytest", "-q", "--impl=reference", "-k", "test_marker_reports_the_true_length"
+    )
+    assert code == 0 and report is not None and report["implementation"]["name"] == "reference", output
+    first = output.splitlines()[0]
+    assert "reference" in first and "pyproject.toml" in first and TARGET in first, first
 
 
 @pytest.mark.slow

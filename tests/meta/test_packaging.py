@@ -8,6 +8,7 @@ import fails here as it would on a user's machine.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import zipfile
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from ..support.runner import ROOT, clean_env, run_pytest
-from ..support.wheelenv import build_wheel, dependency_closure, make_env
+from ..support.wheelenv import bare_env, build_wheel, dependency_closure, make_env
 
 
 @pytest.fixture(scope="module")
@@ -156,6 +157,88 @@ def test_run_command_from_the_wheel_passes_every_rule(installed, tmp_path, progr
     assert any("test_rendered_request_matches_snapshot" in test["nodeid"] for test in passed)
     assert {row["outcome"] for row in data["rules"]} == {"passed"}
     assert not (tmp_path / "snapshots").exists(), "the reference's snapshots were written where pytest ran"
+
+
+def release(into: Path) -> dict[str, bytes]:
+    """`.ci/release INTO`: the release's files by name, with their bytes."""
+    result = subprocess.run(
+        [str(ROOT / ".ci" / "release"), str(into)], capture_output=True, text=True, env=clean_env(), timeout=600
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+    return {path.name: path.read_bytes() for path in sorted(into.iterdir())}
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory) -> tuple[Path, dict[str, bytes]]:
+    """The release of the commit checked out, built by `.ci/release`: its folder and its files."""
+    where = tmp_path_factory.mktemp("release")
+    return where, release(where)
+
+
+@pytest.mark.slow
+def test_release_is_the_same_bytes_every_time(released, tmp_path):
+    """`.ci/release` builds the wheel and the sdist of the commit from what the repository holds, and a second build
+    gives the same bytes; the wheel carries the pins of constraints.txt."""
+    folder, first = released
+    from advisor_conformance import __version__
+
+    wheel, sdist = f"advisor_conformance-{__version__}-py3-none-any.whl", f"advisor_conformance-{__version__}.tar.gz"
+    assert sorted(first) == [wheel, sdist], sorted(first)
+    assert release(tmp_path) == first, "a second build of the same commit gave other bytes"
+    with zipfile.ZipFile(folder / wheel) as archive:
+        pins = archive.read("advisor_conformance/_data/constraints.txt").decode("utf-8")
+    assert pins == (ROOT / "constraints.txt").read_text(encoding="utf-8")
+
+
+#: The offline stand-in for a package index in the tests: the dependencies are already linked into the fresh
+#: environment (tests/support/wheelenv.py), hatchling too, so pip needs no index and no isolated build; the
+#: machine's pip configuration is not read.
+OFFLINE = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_NO_BUILD_ISOLATION": "0"}
+
+
+def readme_install_lines() -> list[str]:
+    """The commands of the README's first ```sh block under "Start here" (the install lines)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Start here", 1)[1]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0]
+    return [line.split("  #", 1)[0].strip() for line in block.splitlines() if line.strip()]
+
+
+@pytest.mark.slow
+def test_readme_install_lines_work_in_a_fresh_environment(released, tmp_path, progress):
+    """The README's install lines run as written with the pip of a fresh virtual environment (Python's own): from a
+    clone (its folder named as the README names it) and from the release wheel, whose pins then install; the
+    installed suite answers from another folder."""
+    lines = readme_install_lines()
+    assert len(lines) == 4 and all(line.startswith(("python3 -m pip install", "advisor-conformance")) for line in lines)
+    where = tmp_path / "project"
+    where.mkdir()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "HEAD"], capture_output=True, check=True, timeout=120)
+    (where / "advisor-conformance").mkdir()
+    subprocess.run(
+        ["tar", "-x", "-C", str(where / "advisor-conformance")], input=archive.stdout, check=True, timeout=120
+    )
+    for name, data in released[1].items():
+        (where / name).write_bytes(data)
+    python = bare_env(tmp_path / "venv", with_pip=True, also=("hatchling",))
+    env = {**clean_env(), **OFFLINE, "PATH": f"{python.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("ADVISOR_CONFORMANCE_IMPL", None)
+    for index, line in enumerate(lines):
+        progress(f"README install line {index + 1}: {line[:60]}")
+        result = subprocess.run(
+            line, shell=True, cwd=where, capture_output=True, text=True, env=env, timeout=600, executable="/bin/bash"
+        )
+        assert result.returncode == 0, f"{line}\n{result.stdout[-2000:]}\n{result.stderr[-2000:]}"
+    assert (where / "advisor-constraints.txt").read_text(encoding="utf-8").count("==") >= 10
+    version = subprocess.run(
+        [str(python.parent / "advisor-conformance"), "--version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert version.returncode == 0 and "catalogue" in version.stdout, version.stdout + version.stderr
 
 
 #: Path-like mentions in the project's text: markdown link targets and backquoted paths that climb with `../`.

@@ -15,10 +15,12 @@ def test_answers_with_a_lone_surrogate_are_recorded_whole_and_compare_equal_late
     """An implementation that cuts an emoji in half records all 7 snapshots with --snapshot-update, and the next run
     compares equal to them."""
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
-    args = ["--impl=tests.fakes.renamed:CutEmoji", str(ROOT / SNAPSHOTS), "-q", "-n", "0"]  # ROOT's ini: -n auto
+    # ROOT's ini is the run's (its -n auto undone): its folder is the project's, so the snapshots are named apart
+    folder = tmp_path / "snapshots" / "cut-emoji"
+    args = ["--impl=tests.fakes.renamed:CutEmoji", f"--impl-snapshots={folder}", str(ROOT / SNAPSHOTS), "-q", "-n", "0"]
     recorded = run_pytest(*args, "--snapshot-update", cwd=tmp_path)
     assert recorded.returncode == 0, recorded.stdout[-2000:] + recorded.stderr[-2000:]
-    stored = (tmp_path / "snapshots" / "cut-emoji" / "test_snapshots.ambr").read_bytes()
+    stored = (folder / "test_snapshots.ambr").read_bytes()
     assert stored.count(b"# name: ") == 7 and b"\\ud83d" in stored
     again = run_pytest(*args, cwd=tmp_path)
     assert again.returncode == 0 and {test["outcome"] for test in again.report["tests"]} == {"passed"}, again.stdout

@@ -3,7 +3,11 @@ rot."""
 
 from __future__ import annotations
 
-from ..support.runner import SUITE, run_pytest
+import os
+
+import pytest
+
+from ..support.runner import ROOT, SUITE, run_pytest
 
 BROKEN = "--impl=tests.fakes.broken.shaping:MarkerOffByOne"  # breaks elision.marker-format only
 SELECT = [f"{SUITE}/elision/test_elision.py", "-q"]
@@ -131,3 +135,68 @@ def test_ini_xfails_file_does_not_break_a_run_of_other_tests(tmp_path):
     )
     run = run_pytest("test_own.py", "-q", cwd=tmp_path)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+def test_check_entry_expects_its_tests_failure_on_its_rule(tmp_path):
+    """A test and a rule on one line (a check) expects that test's failure on that rule; a check naming another rule
+    leaves the failure a failure."""
+    other = NODE.replace("[1001]", "[4096]")  # fails on elision.marker-format too
+    run = _run(
+        tmp_path,
+        f"{NODE} elision.marker-format  # one check\n{other} elision.threshold  # the wrong rule\n",
+        BROKEN,
+        "-m",
+        'rule(id="elision.marker-format")',
+    )
+    outcomes = _outcomes(run)
+    assert outcomes[NODE] == "xfailed" and outcomes[other] == "failed", run.stdout[-2000:] + run.stderr[-2000:]
+
+
+@pytest.fixture
+def importable(monkeypatch):
+    """The repository importable from any directory (for the broken implementations of tests/fakes)."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+
+
+def test_a_run_of_one_test_leaves_the_other_entries_alone(tmp_path, importable):
+    """A run of one test, as `where` prints it (--pyargs), is not stopped by entries of tests and rules it does not
+    run; a whole-suite run stops at an entry whose test the suite does not have."""
+    (tmp_path / "xfails.txt").write_text(
+        "question.cap\nquestion/test_question.py::test_surrounding_white_space_is_trimmed\nelision.marker-format\n"
+    )
+    (tmp_path / "pytest.ini").write_text("[pytest]\nconformance_xfails_file = xfails.txt\n")
+    one = "advisor_conformance.tests.elision.test_elision::test_marker_reports_the_true_length[1001]"
+    run = run_pytest(BROKEN, "-q", "--pyargs", one, cwd=tmp_path)
+    assert run.returncode == 0 and set(run.outcomes().values()) == {"xfailed"}, run.stdout[-2000:] + run.stderr
+    (tmp_path / "xfails.txt").write_text("question/test_question.py::test_renamed_long_ago\n")
+    whole = run_pytest("--impl=reference", "-q", "--co", cwd=tmp_path)
+    assert whole.returncode == 4 and "test_renamed_long_ago" in whole.stderr, whole.stdout[-2000:] + whole.stderr
+
+
+def test_a_stale_rule_entry_fails_a_run_under_xdist(tmp_path):
+    """A rule entry whose tests all pass fails the run when it is spread over workers too."""
+    run = _run(tmp_path, "elision.threshold  # stale\n", "--impl=reference", "-n", "2")
+    assert run.returncode == 1 and "xfails.txt:1: elision.threshold" in run.stdout, run.stdout[-2000:]
+
+
+def test_the_ini_files_paths_resolve_from_its_folder(tmp_path, importable):
+    """Run from a subfolder, the xfails file the ini file names is read from the ini file's folder."""
+    (tmp_path / "xfails.txt").write_text("elision.marker-format\n")
+    (tmp_path / "pytest.ini").write_text(
+        f"[pytest]\nconformance_impl = {BROKEN.split('=', 1)[1]}\nconformance_xfails_file = xfails.txt\n"
+    )
+    (tmp_path / "sub").mkdir()
+    run = run_pytest("-q", "--quick", "-m", 'rule(id="elision.marker-format")', cwd=tmp_path / "sub")
+    outcomes = set(run.outcomes().values())
+    assert run.returncode == 0 and "xfailed" in outcomes and "failed" not in outcomes, run.stdout[-2000:] + run.stderr
+
+
+def test_an_xfails_file_in_latin_1_is_a_usage_error(tmp_path):
+    """An xfails file that is not UTF-8 stops the run before any test, naming the setting and the file."""
+    (tmp_path / "xfails.txt").write_bytes("elision.marker-format  # café\n".encode("latin-1"))
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\nconformance_impl = reference\nconformance_xfails_file = xfails.txt\n"
+    )
+    run = run_pytest("-q", "--co", cwd=tmp_path)
+    assert run.returncode == 4 and "INTERNALERROR" not in run.stdout + run.stderr, run.stdout[-2000:] + run.stderr
+    assert "conformance_xfails_file" in run.stderr and "pytest.ini" in run.stderr, run.stderr

@@ -109,9 +109,10 @@ def command_problems(command: str) -> list[str]:
         problems = [] if rest[:1] == ["install"] else ["a pip command other than install"]
         if "-c constraints.txt" not in " ".join(rest):
             problems.append("pip install without -c constraints.txt")
-        pins = [argument for argument in rest if argument.startswith("advisor-conformance")]
-        if pins and pins != [f"advisor-conformance=={__version__}"]:
-            problems.append(f"the suite is not pinned at this release ({__version__}): {pins}")
+        pins = [argument for argument in rest if "advisor-conformance" in argument or "advisor_conformance" in argument]
+        wheel = f"advisor_conformance-{__version__}-py3-none-any.whl"
+        if pins and [pin.rsplit("/", 1)[-1] for pin in pins] != [wheel]:
+            problems.append(f"the suite is not this release's wheel ({wheel}): {pins}")
         return problems
     if argv[:3] in (["python3", "-m", "pytest"], ["python", "-m", "pytest"]) or argv[:1] == ["pytest"]:
         return pytest_option_problems(argv[3:] if argv[0] != "pytest" else argv[1:])
@@ -158,7 +159,8 @@ def test_run_steps_are_read_from_lines_and_blocks():
     "command, problem",
     [
         ("pip install advisor-conformance", "constraints"),
-        (f"python3 -m pip install -c constraints.txt advisor-conformance=={__version__}0", "pinned"),
+        (f"python3 -m pip install -c constraints.txt advisor-conformance=={__version__}", "wheel"),
+        (f"python3 -m pip install -c constraints.txt advisor_conformance-{__version__}0-py3-none-any.whl", "wheel"),
         ("python3 -m pytest --impl=x --rule-reports=r.json", "--rule-reports"),
         ("pytest --rule-report=r.json", "--impl"),
         ("advisor-conformance run --impl x --no-such-option", "--no-such-option"),
@@ -167,7 +169,8 @@ def test_run_steps_are_read_from_lines_and_blocks():
     ],
 )
 def test_checker_flags_undocumented_commands_and_options(command, problem):
-    """The check refuses an unpinned install, an unknown option, a run without --impl and an undocumented command."""
+    """The check refuses an install without the pins or of another than this release's wheel (no package index has
+    the suite), an unknown option, a run without --impl and an undocumented command."""
     assert any(problem in found for found in command_problems(command)), command_problems(command)
 
 

@@ -7,6 +7,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -49,14 +50,18 @@ def reference():
 # -- init --python -------------------------------------------------------------------------------------------------
 
 
-def test_init_python_writes_a_package_and_names_the_impl_target(tmp_path, capsys):
-    """`init --python` writes PACKAGE/__init__.py and PACKAGE/advisor_adapter.py and prints the --impl target."""
+def test_init_python_writes_a_package_and_a_pyproject_naming_it(tmp_path, capsys):
+    """`init --python` writes PACKAGE/__init__.py, PACKAGE/advisor_adapter.py and a pyproject.toml whose
+    conformance_impl names the adapter, and prints the fast loop."""
     assert main(["init", "--python", "myadvisor", "--dir", str(tmp_path)]) == 0
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file()) == [
         "myadvisor/__init__.py",
         "myadvisor/advisor_adapter.py",
+        "pyproject.toml",
     ]
-    assert "--impl=myadvisor.advisor_adapter" in capsys.readouterr().out
+    configured = tomllib.loads((tmp_path / "pyproject.toml").read_text(encoding="utf-8"))
+    assert configured["tool"]["pytest"]["ini_options"]["conformance_impl"] == "myadvisor.advisor_adapter"
+    assert "python3 -m pytest -x --quick" in capsys.readouterr().out
 
 
 def test_skeleton_declares_the_areas_it_answers_and_lists_the_others(skeleton, tmp_path):
@@ -119,11 +124,14 @@ def test_init_refuses_to_overwrite_and_names_the_files(tmp_path, capsys):
         (["--python", "my-advisor"], "my-advisor"),
         (["--python", "class"], "class"),
         (["--python", "x.y"], "x.y"),
+        (["--python", "café"], "café"),
+        (["--python", "advisor_conformance"], "advisor_conformance"),
         (["--python", "mine", "--language", "node"], "--language"),
     ],
 )
 def test_init_refuses_what_is_not_a_python_package(tmp_path, capsys, arguments, named):
-    """A package name that is not one identifier, or --language with --python, exits 2 naming it and writes nothing."""
+    """A package name that is not one ASCII identifier (a name the protocol would refuse) or is the suite's own, or
+    --language with --python, exits 2 naming it and writes nothing."""
     assert main(["init", *arguments, "--dir", str(tmp_path)]) == 2
     assert named in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
@@ -182,7 +190,7 @@ def test_init_harness_speaks_the_protocol(tmp_path, capsys, language):
 
 def test_init_go_harness_declares_the_areas_of_shape_and_says_how_to_build_it(tmp_path, capsys):
     """`init --harness --language go` writes one Go program declaring exactly the areas of `shape` (the others
-    commented out) and prints the build command before the suite's (tests/meta/test_go_harness.py builds and runs it)."""
+    commented out) and prints the build command before the suite's (tests/meta/test_skeletons.py builds and runs it)."""
     assert main(["init", "--harness", "--language", "go", "--dir", str(tmp_path)]) == 0
     (written,) = tmp_path.iterdir()
     text = written.read_text(encoding="utf-8")

@@ -406,7 +406,8 @@ def test_compare_adds_the_changes_and_marks_worse_cells():
 @pytest.mark.parametrize("outcome", ["changed", "not recorded"])
 def test_snapshot_to_review_is_listed_apart_and_marks_no_rule(outcome):
     """A snapshot that changed (or was never recorded) is listed in a section of snapshots to review with the command
-    that accepts it, and under its rule's cell with its own outcome; the rule's cell keeps the run's rule outcome."""
+    that accepts it, and under its rule's cell with its own outcome; the rule's cell keeps the run's rule outcome,
+    and the run's head says that the run failed on a snapshot to review (its rules all green)."""
     node = "tests/flatten/test_snapshots.py::test_rendered_request_matches_snapshot[go]"
     data = report({"alpha.one": "passed"}, [(node, ["alpha.one"], outcome, "[snapshot changed] it changed")])
     data["snapshots"] = {"changed": [], "not recorded": [], "accept": "python -m pytest --snapshot-update t.py"}
@@ -417,6 +418,7 @@ def test_snapshot_to_review_is_listed_apart_and_marks_no_rule(outcome):
     assert page.cells == {"alpha.one": ["passed"]}
     assert [(embedded["nodes"][test[0]], test[1]) for test in embedded["cells"][0]["alpha.one"]] == [(node, outcome)]
     assert '<section id="reviews"' not in build(GOOD)
+    assert 'data-reviews-pending="1"' in html and "data-reviews-pending" not in build(GOOD)
 
 
 def test_report_command_writes_the_page(tmp_path, capsys):

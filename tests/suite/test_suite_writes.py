@@ -72,11 +72,18 @@ def test_a_write_that_fails_half_way_leaves_the_snapshot_file_whole(tmp_path):
 
 
 def _config(tmp_path: Path, configured: str = "", update: bool = False) -> SimpleNamespace:
-    """What the snapshot choice reads of a pytest config: the options, the ini key and where pytest runs."""
+    """What the snapshot choice reads of a pytest config: the options, the checked snapshot setting (resolved from
+    where the run starts), no configuration file, and where pytest runs."""
+    from _advisor_conformance_pytestplugin import _PROJECT
+    from advisor_conformance._pytest_plugin.plugin import _SNAPSHOTS
+
     options = {"conformance_snapshots": configured or None, "update_snapshots": update}
+    stash = {_SNAPSHOTS: (tmp_path / configured).resolve() if configured else None, _PROJECT: (None, {})}
     return SimpleNamespace(
         getoption=lambda name, default=None: options.get(name, default),
         getini=lambda name: "",
+        stash=stash,
+        inipath=None,
         invocation_params=SimpleNamespace(dir=tmp_path),
     )
 

@@ -78,10 +78,11 @@ def build_wheel(root: Path, into: Path) -> Path:
     return wheel
 
 
-def make_env(wheel: Path, where: Path) -> Path:
-    """A virtual environment at ``where`` with ``wheel`` installed and its dependency closure linked in;
-    returns its python."""
-    venv.EnvBuilder(system_site_packages=False, with_pip=False, symlinks=True).create(where)
+def bare_env(where: Path, *, with_pip: bool = False, also: tuple[str, ...] = ()) -> Path:
+    """A virtual environment at ``where`` with the project's dependency closure linked in (and the closures of the
+    distributions ``also`` names, with them), but not the project; its own pip (the one its Python bundles) when
+    ``with_pip``; returns its python."""
+    venv.EnvBuilder(system_site_packages=False, with_pip=with_pip, symlinks=True).create(where)
     python = where / "bin" / "python"
     purelib = Path(
         subprocess.run(
@@ -92,12 +93,23 @@ def make_env(wheel: Path, where: Path) -> Path:
             timeout=120,
         ).stdout.strip()
     )
-    for dist in dependency_closure().values():
+    dists = dict(dependency_closure())
+    for name in also:
+        dists.update(dependency_closure(name))
+        dists[canonicalize_name(name)] = distribution(name)
+    for dist in dists.values():
         base = Path(str(dist.locate_file("")))
         for entry in _top_level_entries(dist):
             source, target = base / entry, purelib / entry
             if source.exists() and not target.exists():
                 os.symlink(source, target)
+    return python
+
+
+def make_env(wheel: Path, where: Path) -> Path:
+    """A virtual environment at ``where`` with ``wheel`` installed and its dependency closure linked in;
+    returns its python."""
+    python = bare_env(where)
     result = subprocess.run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--no-deps", "--no-index", "-q", str(wheel)],
         capture_output=True,

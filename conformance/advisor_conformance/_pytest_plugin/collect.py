@@ -106,6 +106,12 @@ def _reaches_suite(config: pytest.Config, arg: str) -> bool:
     return path.is_relative_to(TESTS_DIR) or TESTS_DIR.is_relative_to(path)
 
 
+def whole_suite(config: pytest.Config) -> bool:
+    """Whether the run collects the whole suite: one of its paths is the suite's folder or holds it (not a file or a
+    test of it only)."""
+    return any("::" not in arg and TESTS_DIR.is_relative_to(_arg_path(config, arg)) for arg in config.args)
+
+
 def _hidden(config: pytest.Config, scope: Scope) -> Path | None:
     """The first directory on the way down to the suite that pytest's own rules (a virtual environment,
     ``norecursedirs``, ``--ignore``, ``collect_ignore``) would not enter; None when nothing hides it."""

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
-import shlex
 import unittest
 from collections.abc import Iterable
 from pathlib import Path
@@ -26,27 +24,33 @@ import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from _advisor_conformance_pytestplugin import (
-    ENVIRONMENT_VARIABLE,
-    named_target,
-    target_of,
+    Setting,
+    named,
+    project_configuration,
 )
 
 from .._contract.implementation import Implementation, TargetError, load_target
 from .._contract.protocol import AREA_OPERATIONS, CAPABILITIES
 from .._outputs import unwritable
-from .._paths import RUN_INI, TESTS_DIR
+from .._paths import TESTS_DIR
 from ..catalogue import load_catalogue
 from ..checks import RuleViolation, SnapshotReview
 from . import collect as _collect
+from . import commands as _commands
 from . import markers as _markers
 from . import needs as _needs
+from . import settings as _settings
 from . import snapshots as _snapshots
 from . import terminal as _terminal
 from . import xfails as _xfails
 from .reporting import RuleTally, get_property, put_property
+from .settings import read as read_setting
 
 IMPLEMENTATION = pytest.StashKey[Implementation]()
 ORIGIN = pytest.StashKey[str]()  # where the run named its implementation: the flag, the environment or an ini key
+TARGET = pytest.StashKey[Setting]()  # the implementation as the run named it, and where
+STRICT = pytest.StashKey[bool]()  # whether a failing `should` test fails the run
+XFAILS = pytest.StashKey[list[_xfails.Entry]]()  # the entries of the xfails file, read and checked at configure
 TALLY = pytest.StashKey[RuleTally]()
 #: syrupy's warning when fewer xdist workers than configured sent it a snapshot report
 SYRUPY_MISSING_WORKERS = r"syrupy. received \d+ of \d+ xdist worker snapshot reports"
@@ -84,29 +88,38 @@ def register_profiles() -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    target, source = named_target(config)
-    if not target:
+    found = named(config)
+    if found is None:
         return
+    target, source = found.value, found.source
     config.addinivalue_line(
         "markers",
         "rule(id, area, level): the catalogue rule a conformance test checks (select with "
         "-m 'rule(id=\"elision.marker-format\")', -m 'rule(area=\"elision\")' or -m 'rule(level=\"must\")')",
     )
-    origin = origin_of(config, target, source)
+    origin = origin_of(config, found)
+    config.stash[TARGET] = found
     _markers.check_expression(config)
     check_outputs(config)
     config.addinivalue_line("markers", _needs.MARKER)
-    timeout = config.getoption("harness_timeout") or float(config.getini("conformance_harness_timeout"))
+    # every setting is checked before the implementation starts: a usage error names the setting and its file
+    timeout = _settings.harness_timeout(config)
+    config.stash[STRICT] = _settings.strict_should(config)
+    config.stash[XFAILS] = read_xfails(config)
+    if config.stash[XFAILS]:  # on the controller too: it judges the stale entries of a run under xdist
+        config.pluginmanager.register(_xfails.Ledger(config.stash[XFAILS]), "advisor-conformance-xfails")
+    config.stash[_SNAPSHOTS] = _settings.load(config, "conformance_snapshots")
     try:
-        implementation = load_target(
-            target, harness_timeout=timeout, cwd=str(config.invocation_params.dir), origin=origin
-        )
+        # a target the configuration file names imports from (and a harness starts in) that file's folder, as its
+        # paths resolve from there; one named on the command line or in the environment, from where the run starts
+        where = project_dir(config) if source in ("ini",) else config.invocation_params.dir
+        implementation = load_target(target, harness_timeout=timeout, cwd=str(where), origin=origin)
     except TargetError as exc:
         raise pytest.UsageError(str(exc)) from None
     config.stash[IMPLEMENTATION] = implementation
     config.stash[ORIGIN] = origin
     check_areas(implementation)
-    _collect.plan(config, target, source, origin)
+    _collect.plan(config, target, "ini" if source == "override" else source, origin)  # -o collects as the ini key
     for module in (_collect, _markers, _terminal):
         config.pluginmanager.register(module, "advisor-conformance-" + module.__name__.rsplit(".", 1)[1].lstrip("_"))
     # syrupy expects a snapshot report from each xdist worker, also when --collect-only or a usage error runs none;
@@ -114,13 +127,13 @@ def pytest_configure(config: pytest.Config) -> None:
     # `filterwarnings = error`
     config.addinivalue_line("filterwarnings", f"ignore:{SYRUPY_MISSING_WORKERS}:UserWarning")
     if config.getoption("hypothesis_profile", None) is None:
-        settings.load_profile(CI_PROFILE)
+        settings.load_profile(EXPLICIT_PROFILE if config.getoption("conformance_quick", False) else CI_PROFILE)
     tally = RuleTally(
         load_catalogue(),
         config.stash[IMPLEMENTATION].description,
         target=target,
         arguments=list(config.invocation_params.args),
-        strict=strict_should(config),
+        strict=config.stash[STRICT],
     )
     config.stash[TALLY] = tally
     config.pluginmanager.register(tally, "advisor-conformance-tally")
@@ -137,20 +150,51 @@ def check_outputs(config: pytest.Config) -> None:
             raise pytest.UsageError(f"--rule-report {path}: cannot be written: {reason}"[:1000])
 
 
-def origin_of(config: pytest.Config, target: str, source: str) -> str:
+_SNAPSHOTS = pytest.StashKey["Path | None"]()
+
+
+def snapshots_setting(config: pytest.Config) -> Path | None:
+    """The snapshot folder the run names (``--impl-snapshots``, ``conformance_snapshots``), resolved from where it was
+    read and checked; None when the run names none."""
+    return config.stash.get(_SNAPSHOTS, None)
+
+
+def project_dir(config: pytest.Config) -> Path:
+    """The project's folder: that of its configuration file (the one that names the implementation, under
+    `advisor-conformance run` too), else the directory the run starts in. Default snapshots go under it."""
+    inipath, _ = project_configuration(config)
+    return inipath.parent if inipath is not None else config.invocation_params.dir
+
+
+def origin_of(config: pytest.Config, found: Setting) -> str:
     """Where the run named its implementation, as the user wrote it: ``--impl=X``, ``ADVISOR_CONFORMANCE_IMPL=X``,
-    ``conformance_impl = X (pyproject.toml)``, ``-o conformance_impl=X``, or the default of ``advisor-conformance
+    ``-o conformance_impl=X``, ``conformance_impl = X (pyproject.toml)``, or the default of ``advisor-conformance
     run``."""
-    if source == "flag":
-        return f"--impl={target}"
-    if source == "environment":
-        return f"{ENVIRONMENT_VARIABLE}={target}"
-    if any(str(value).split("=", 1)[0].strip() == "conformance_impl" for value in config.option.override_ini or ()):
-        return f"-o conformance_impl={target}"
-    inipath = config.inipath
-    if inipath is not None and inipath.resolve() == RUN_INI:
-        return f"the default of advisor-conformance run ({target})"
-    return f"conformance_impl = {target} ({inipath.name if inipath else 'the ini file'})"
+    return _settings.origin("conformance_impl", found, config.invocation_params.dir)
+
+
+def project_names_another(config: pytest.Config, found: Setting) -> str | None:
+    """When the run names its implementation on the command line or in the environment and the project's
+    configuration file names another: that file and what it names (a run of the reference in a project that names
+    its own implementation is never silent)."""
+    if found.source not in ("flag", "environment", "override"):
+        return None
+    inipath, values = project_configuration(config)
+    value = values.get("conformance_impl")
+    named_there = getattr(value, "value", value)
+    if not isinstance(named_there, str) or not named_there.strip() or named_there.strip() == found.value:
+        return None
+    return f"{_settings.shown_path(inipath, config.invocation_params.dir)} names {named_there.strip()}"
+
+
+def read_xfails(config: pytest.Config) -> list[_xfails.Entry]:
+    """The entries of the run's xfails file, read and checked (a usage error names the setting and its file)."""
+    loaded = _settings.load(config, "conformance_xfails_file")
+    if loaded is None:
+        return []
+    path, text = loaded
+    shown = _settings.shown_path(path, config.invocation_params.dir)
+    return _xfails.parse(text, shown)
 
 
 def check_areas(implementation: Implementation) -> None:
@@ -206,17 +250,27 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         implementation.close()
 
 
+def first_line(config: pytest.Config) -> str:
+    """The run's first line: the suite, its catalogue, the implementation under test and where the run named it
+    (and the implementation the project's configuration file names, when the run tests another)."""
+    from .. import __version__
+
+    d = config.stash[IMPLEMENTATION].description
+    line = (
+        f"advisor-conformance {__version__}, catalogue {load_catalogue().version}: implementation under test: "
+        f"{d['name']} {d['version']} ({d['language']}), from {config.stash[ORIGIN]}"
+    )
+    other = project_names_another(config, config.stash[TARGET])
+    return f"{line}; {other}, not tested by this run" if other else line
+
+
 def pytest_report_header(config: pytest.Config) -> list[str] | None:
     implementation = config.stash.get(IMPLEMENTATION, None)
     if implementation is None:
         return None
-    from .. import __version__
-
     d = implementation.description
     catalogue = load_catalogue().version
     lines = [
-        f"advisor-conformance {__version__}, catalogue {catalogue}: implementation under test: {d['name']} "
-        f"{d['version']} ({d['language']}), from {config.stash[ORIGIN]}",
         f"advisor-conformance: declared areas: {', '.join(d.get('areas', [])) or '(none)'}; capabilities: "
         f"{', '.join(sorted(implementation.capabilities)) or '(none)'}",
     ]
@@ -234,8 +288,9 @@ def is_conformance_item(item: pytest.Item) -> bool:
 
 def strict_should(config: pytest.Config) -> bool:
     """Whether a failing test of a `should` rule fails the run (``--strict-should``) instead of warning."""
-    ini = str(config.getini("conformance_strict_should")).strip().lower()
-    return bool(config.getoption("strict_should")) or ini in ("1", "true", "yes", "on")
+    if STRICT not in config.stash:
+        config.stash[STRICT] = _settings.strict_should(config)
+    return config.stash[STRICT]
 
 
 def _violations(error: BaseException) -> list[RuleViolation]:
@@ -269,6 +324,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         return report
     rules = rules_of(item)
     failed_rules = rules
+    blamed: list[list[list[str]]] = [[rules]]  # for each violation: the rules the summary names, and its own
     error = call.excinfo.value if report.failed and call.excinfo is not None else None
     if isinstance(error, SnapshotReview):
         review(item, report, error)
@@ -283,6 +339,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         declared = item.config.stash[IMPLEMENTATION].areas
         blames = [blame_of(violation, rules, declared) for violation in violations]
         failed_rules = list(dict.fromkeys(rule for named, _ in blames for rule in named))
+        catalogue = load_catalogue()
+        blamed = [
+            [named, [rule for rule in violation.rules if rule in catalogue]]
+            for (named, _), violation in zip(blames, violations, strict=True)
+        ]
         unknown = list(dict.fromkeys(rule for _, strangers in blames for rule in strangers))
         put_property(report, "failed_rules", failed_rules)
         if unknown:
@@ -311,7 +372,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         command = rerun_command(item)
         if command:
             report.sections.append(("rerun this test with the same examples", command))
-    _xfails.judge(item, report, failed_rules if report.failed else [])
+    _xfails.judge(item, report, blamed if report.failed else [])
     if report.failed and not hasattr(report, "wasxfail") and not strict_should(item.config):
         catalogue = load_catalogue()
         if all(rule in catalogue and catalogue[rule].level == "should" for rule in failed_rules):
@@ -351,49 +412,87 @@ def _set_message(report: pytest.TestReport, message: str) -> None:
 
 def review(item: pytest.Item, report: pytest.TestReport, error: SnapshotReview) -> None:
     """A snapshot to review: the test gets the outcome ``changed`` or ``not recorded`` and the command that accepts
-    the snapshot; no rule is blamed. The report stays failed, so the run fails until the snapshot is reviewed (and
-    accepted, or the implementation mended): a review gate, not a rule failure."""
+    the snapshot; no rule is blamed. The run fails until the snapshot is reviewed (and accepted, or the
+    implementation mended): a review gate, not a rule failure. A changed snapshot's report stays failed (its diff is
+    the failure's text); one not yet recorded is reported apart (``R``), so it does not stop ``-x``, and the run's
+    exit status is set at its end (:func:`pytest_sessionfinish`)."""
     command = accept_command(item)
     put_property(report, "review", error.outcome)
     put_property(report, "accept", command)
     put_property(report, "accept_all", accept_command(item, every=True))
     put_property(report, "failed_rules", [])
     put_property(report, "checked_rules", [])
-    _set_message(report, f"[snapshot {error.outcome}] {error}\naccept it (after review): {command}")
+    message = f"[snapshot {error.outcome}] {error}\naccept it (after review): {command}"
+    _set_message(report, message)
+    if error.outcome == "not recorded":
+        path, line, _ = item.location
+        report.outcome = "skipped"
+        report.longrepr = (str(path), (line or 0) + 1, message)
+
+
+def _impl_options(config: pytest.Config) -> list[str]:
+    found = config.stash[TARGET]
+    return _commands.impl_options(found.value, found.source)
 
 
 def accept_command(item: pytest.Item, every: bool = False) -> str:
     """The command that records (accepts) the snapshot of ``item`` (``every``: all the snapshots of its module) for
-    the implementation under test."""
+    the implementation under test, run from the project's folder."""
     config = item.config
-    path = os.path.relpath(str(item.path), str(config.invocation_params.dir))
-    words = ["python", "-m", "pytest", f"--impl={target_of(config)}"]
-    snapshots = _snapshots.configured(config)
-    if snapshots:
-        words.append(f"--impl-snapshots={snapshots}")
-    return shlex.join([*words, "--snapshot-update", path if every else f"{path}::{item.nodeid.split('::', 1)[1]}"])
+    words = _impl_options(config)
+    snapshots = read_setting(config, "conformance_snapshots")
+    if snapshots is not None and snapshots.source == "flag":  # else the configuration file names the folder
+        words.append(f"--impl-snapshots={snapshots.value}")
+    node = suite_node_id(item)
+    return _commands.pytest_command(
+        [*words, "--snapshot-update"], _commands.pyargs_id(node.split("::")[0] if every else node)
+    )
 
 
 def rerun_command(item: pytest.Item) -> str | None:
-    """For a hypothesis test: the command that runs it again with the same examples (the ci profile draws the same
-    ones every time; the explore profile replays a failure from its example database)."""
+    """For a hypothesis test: the command that runs it again with the same examples, from the project's folder (the
+    ci profile draws the same ones every time; the explore profile replays a failure from its example database)."""
     if not getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
         return None
     config = item.config
-    path = os.path.relpath(str(item.path), str(config.invocation_params.dir))
-    words = ["python", "-m", "pytest", f"--impl={target_of(config)}", f"{path}::{item.nodeid.split('::', 1)[1]}"]
+    words = _impl_options(config)
     for option, flag in (("hypothesis_profile", "--hypothesis-profile"), ("hypothesis_seed", "--hypothesis-seed")):
         value = config.getoption(option, None)
         if value is not None:
-            words.insert(-1, f"{flag}={value}")
-    return shlex.join(words)
+            words.append(f"{flag}={value}")
+    if config.getoption("conformance_quick", False):
+        words.append("--quick")
+    return _commands.pytest_command(words, _commands.pyargs_id(suite_node_id(item)))
 
 
 def pytest_report_teststatus(report: pytest.TestReport, config: pytest.Config):
-    """A failing `should` test is reported as warned (W), apart from the passes and failures."""
+    """A failing `should` test is reported as warned (W), and a snapshot not yet recorded as not recorded (R), apart
+    from the passes and failures."""
     if report.when == "call" and get_property(report, "should_failed", False):
         return "warned", "W", ("WARNED", {"yellow": True})
+    if report.when == "call" and report.skipped and get_property(report, "review") == "not recorded":
+        return "not recorded", "R", ("NOT RECORDED", {"yellow": True})
     return None
+
+
+@pytest.hookimpl(tryfirst=True)  # before the JUnit XML file is written, and before the terminal's summary
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """A run with snapshots not yet recorded fails (they are review items, reported apart so that ``-x`` goes on);
+    the JUnit XML file leaves out hypothesis's statistics of the suite's tests (base64 blobs, one global property per
+    test; a project's own tests keep theirs)."""
+    tally = session.config.stash.get(TALLY, None)
+    if tally is None or hasattr(session.config, "workerinput"):
+        return
+    if tally.snapshots()["not recorded"] and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    try:
+        from _pytest.junitxml import xml_key
+    except ImportError:  # pragma: no cover - a pytest without it
+        return
+    xml = session.config.stash.get(xml_key, None)
+    if xml is not None:
+        ours = {f"hypothesis-statistics-{nodeid}" for nodeid in tally.tests}
+        xml.global_properties[:] = [(name, value) for name, value in xml.global_properties if name not in ours]
 
 
 def rules_of(item: pytest.Item) -> list[str]:
@@ -450,24 +549,35 @@ def _catalogue_order() -> dict[str, int]:
 
 
 def apply_xfails(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Attach the xfails file's entries to their tests; refuse entries that match no collected test."""
-    option = config.getoption("xfails_file") or config.getini("conformance_xfails_file")
-    if not option:
-        return
-    path = config.invocation_params.dir / option
-    if not path.is_file():
-        raise pytest.UsageError(f"--xfails-file {option}: no such file")
-    entries = _xfails.read(path, option)
+    """Attach the xfails file's entries to their tests; refuse entries that can match no test of the suite, and, when
+    the run collected the whole suite, entries that match no collected test."""
+    entries = config.stash.get(XFAILS, [])
     suite_items = [item for item in items if is_conformance_item(item)]
-    if not suite_items:  # a run of other tests (the project's own): nothing of the suite to expect
+    if not entries or not suite_items:  # a run of other tests (the project's own): nothing of the suite to expect
         return
-    stale = _xfails.apply(entries, suite_items, suite_node_id, rules_of)
-    if stale:
+    matched = _xfails.apply(entries, suite_items, suite_node_id, rules_of)
+    config.stash[_CARRIED] = matched.carried
+    catalogue = load_catalogue()
+    whole = _collect.whole_suite(config)
+    stale = [entry for entry in matched.unmatched if whole or not _could_match(entry, catalogue)]
+    bad_checks = [entry for entry in entries if entry.rule and entry.rule not in catalogue]
+    if stale or bad_checks:
         raise pytest.UsageError(
-            "entries of the xfails file match no test (remove or fix them):\n"
-            + "\n".join(f"  {entry}" for entry in stale)
+            "entries of the xfails file match no test of the suite (remove or fix them):\n"
+            + "\n".join(f"  {entry}" for entry in dict.fromkeys([*stale, *bad_checks]))
         )
-    config.pluginmanager.register(_xfails.Ledger(entries), "advisor-conformance-xfails")
+
+
+_CARRIED = pytest.StashKey[dict[int, int]]()
+
+
+def _could_match(entry: _xfails.Entry, catalogue: Any) -> bool:
+    """Whether an entry names something the suite has: a catalogue rule, or a test file of the suite (a run of part
+    of the suite leaves the entries of its other parts alone)."""
+    if not entry.is_node:
+        return entry.text in catalogue
+    path = entry.text.split("::", 1)[0]
+    return bool(path) and ".." not in Path(path).parts and (TESTS_DIR / path).is_file()
 
 
 def check_rules(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -508,6 +618,9 @@ def pytest_runtest_call(item: pytest.Item):
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
+    carried = session.config.stash.get(_CARRIED, None)
+    if carried is not None:  # after -k, -m and --deselect: the rule entries whose every test runs
+        _xfails.judgeable(session.items, carried)
     tally = session.config.stash.get(TALLY, None)
     if tally is not None:
         tally.collected((item.nodeid, rules_of(item)) for item in session.items if is_conformance_item(item))
@@ -533,8 +646,19 @@ def check_snapshot_dir(session: pytest.Session) -> None:
         raise pytest.UsageError(reason)
 
 
+@pytest.hookimpl(tryfirst=True)  # before the terminal's banner: the first line says what is tested
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """JUnit XML (``--junitxml``) names the suite, its catalogue version and the implementation, as JSON values."""
+    """The run's first line names the implementation under test and where the run named it (with ``-q`` too); JUnit
+    XML (``--junitxml``) names the suite, its catalogue version and the implementation, as JSON values."""
+    implementation = session.config.stash.get(IMPLEMENTATION, None)
+    if implementation is None:
+        return
+    reporter = session.config.pluginmanager.getplugin("terminalreporter")
+    scope = session.config.stash.get(_collect.SCOPE, None)
+    leaves_out = scope is not None and scope.source == "ini" and scope.own_paths  # the project's own tests alone
+    if reporter is not None and not hasattr(session.config, "workerinput") and not leaves_out:
+        other = project_names_another(session.config, session.config.stash[TARGET])
+        reporter.write_line(first_line(session.config), yellow=bool(other), bold=bool(other))
     try:
         from _pytest.junitxml import (
             xml_key,  # the LogXML object; no public way to add suite properties from a plugin
@@ -542,8 +666,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     except ImportError:  # pragma: no cover - a pytest without it
         return
     xml = session.config.stash.get(xml_key, None)
-    implementation = session.config.stash.get(IMPLEMENTATION, None)
-    if xml is None or implementation is None:
+    if xml is None:
         return
     from .. import __version__
 

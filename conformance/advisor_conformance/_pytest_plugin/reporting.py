@@ -98,8 +98,8 @@ def test_outcome(report: pytest.TestReport) -> str | None:
     """The outcome this report gives its test, or None when the report decides nothing (a passing setup)."""
     if hasattr(report, "wasxfail") and report.skipped:
         return "xfailed"
-    if report.failed and get_property(report, "review") in REVIEW_OUTCOMES:
-        return get_property(report, "review")
+    if (report.failed or report.skipped) and get_property(report, "review") in REVIEW_OUTCOMES:
+        return get_property(report, "review")  # a changed snapshot fails; one not recorded is reported apart
     if report.failed:
         return "failed"
     if report.skipped:
@@ -340,9 +340,12 @@ class RuleTally:
                 )
         snapshots = self.snapshots()
         if any(snapshots[outcome] for outcome in REVIEW_OUTCOMES):
+            failed = any(test["outcome"] == "failed" for test in self.tests.values())
             terminalreporter.write_sep(
                 "=",
-                "advisor-conformance: snapshots to review (no rule failed; the run fails until they are accepted)",
+                "advisor-conformance: snapshots to review ("
+                + ("besides the failures above" if failed else "no rule failed")
+                + "; the run fails until they are accepted)",
                 yellow=True,
             )
             for outcome in REVIEW_OUTCOMES:

@@ -124,8 +124,12 @@ def recorded(directory: Path, name: str) -> bool:
 
 
 def configured(config: pytest.Config) -> str:
-    """The snapshot directory the run names (``--impl-snapshots``, else ``conformance_snapshots``), or ''."""
-    return str(config.getoption("conformance_snapshots", None) or config.getini("conformance_snapshots") or "")
+    """The snapshot directory the run names (``--impl-snapshots``, else ``conformance_snapshots``, resolved from the
+    folder of the file that names it and checked before the run), or ''."""
+    from .plugin import snapshots_setting  # the plugin reads and checks the setting; imported when asked
+
+    named = snapshots_setting(config)
+    return str(named) if named is not None else ""
 
 
 def is_bundled_reference(implementation: Implementation) -> bool:
@@ -153,12 +157,14 @@ def is_bundled_reference(implementation: Implementation) -> bool:
 
 def snapshot_dir(config: pytest.Config, implementation: Implementation) -> Path:
     """Where this implementation's snapshots live (the module says how it is chosen)."""
+    from .plugin import project_dir
+
     named = configured(config)
     if named:
-        return (config.invocation_params.dir / named).resolve()
+        return Path(named).resolve()
     if is_bundled_reference(implementation):
         return reference_snapshots_dir()
-    return config.invocation_params.dir / "snapshots" / implementation.name
+    return project_dir(config) / "snapshots" / implementation.name
 
 
 def _within(path: Path, folder: Path) -> bool:

@@ -74,10 +74,30 @@ def implementation_sites() -> dict[str, list[Site]]:
 
 #: The longest a collection-only run of the suite may take (it takes seconds).
 COLLECT_TIMEOUT_S = 600
+#: The largest cached collection read back (the suite's collection is a few hundred kilobytes).
+_CACHE_MAX_BYTES = 16 << 20
 
 
-def collect_rule_tests() -> dict[str, list[str]]:
-    """Rule ID → node IDs of the collected tests that carry it (a collection-only run of the suite)."""
+def collect_rule_tests(*, cache: bool = False) -> dict[str, list[str]]:
+    """Rule ID → node IDs of the collected tests that carry it (a collection-only run of the suite).
+
+    With ``cache``, the answer is kept in the user's cache folder (``$XDG_CACHE_HOME/advisor-conformance``, else
+    ``~/.cache/advisor-conformance``) under a fingerprint of the installed suite (its version, its test files, golden
+    vectors and catalogue, by size and modification time), and read back while the fingerprint holds: a lookup
+    then takes a fraction of a second instead of a collection's seconds. A cache that cannot be read or written is
+    left aside."""
+    path = _cache_path() if cache else None
+    if path is not None:
+        found = _read_cache(path)
+        if found is not None:
+            return found
+    collected = _collect_rule_tests()
+    if path is not None:
+        _write_cache(path, collected)
+    return collected
+
+
+def _collect_rule_tests() -> dict[str, list[str]]:
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "collect.json"
         command = [
@@ -99,6 +119,60 @@ def collect_rule_tests() -> dict[str, list[str]]:
                 f"collecting the suite failed ({result.returncode}):\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
             )
         return json.loads(report.read_text(encoding="utf-8"))["collected"]
+
+
+def fingerprint() -> str:
+    """What the suite's collection depends on: its version, Python's and pytest's, and every test file, golden vector
+    and the catalogue by path, size and modification time."""
+    import hashlib
+    import importlib.metadata
+
+    from .. import __version__
+    from .._paths import RULES_FILE, TESTS_DIR, fixtures_dir
+
+    digest = hashlib.sha256(f"{__version__} {sys.version} {importlib.metadata.version('pytest')}".encode())
+    for root in (TESTS_DIR, fixtures_dir() / "vectors", RULES_FILE):
+        for file in sorted(root.rglob("*")) if root.is_dir() else [root]:
+            if file.suffix in (".py", ".json", ".toml") and file.is_file():
+                stat = file.stat()
+                digest.update(f"{file.relative_to(root.parent)} {stat.st_size} {stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()[:24]
+
+
+def _cache_path() -> Path | None:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    if not os.path.isabs(base):
+        return None
+    return Path(base) / "advisor-conformance" / f"rule-tests-{fingerprint()}.json"
+
+
+def _read_cache(path: Path) -> dict[str, list[str]] | None:
+    """The cached collection, or None when there is none or it is not one."""
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read(_CACHE_MAX_BYTES + 1))
+    except (OSError, ValueError, RecursionError):
+        return None
+    if isinstance(data, dict) and all(
+        isinstance(key, str) and isinstance(ids, list) and all(isinstance(i, str) for i in ids)
+        for key, ids in data.items()
+    ):
+        return data
+    return None
+
+
+def _write_cache(path: Path, collected: dict[str, list[str]]) -> None:
+    """Keep the collection (written whole or not at all), and drop the caches of other fingerprints."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp") as tmp:
+            json.dump(collected, tmp)
+        os.replace(tmp.name, path)
+        for old in path.parent.glob("rule-tests-*.json"):
+            if old != path:
+                old.unlink(missing_ok=True)
+    except OSError:
+        return
 
 
 def vectors_of(rule_id: str) -> list[str]:

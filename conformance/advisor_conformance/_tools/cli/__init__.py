@@ -20,10 +20,12 @@ from importlib import import_module
 from types import ModuleType
 
 DESCRIPTION = """\
-The conformance suite of the LLM advisor sub-agent: run it against an implementation (the reference by
-default), read its rules, and serve a Python implementation over the harness protocol.
+The conformance suite of the LLM advisor sub-agent: run it against an implementation (the one your project's
+configuration names, else the reference), read its rules, and serve a Python implementation over the harness
+protocol. A misspelt ADVISOR_CONFORMANCE_* variable is an error.
 
-  advisor-conformance run                          the suite against the reference, with the outcome per rule
+  advisor-conformance run                          the suite against the implementation your configuration names
+                                                   (else the reference), with the outcome per rule
   advisor-conformance run --impl mypkg.adapter     ... against your Python adapter
   advisor-conformance run --impl 'cmd:node h.js'   ... against a harness in any language (docs/harness.md)
   advisor-conformance where elision.marker-format  a rule: its statement, code, tests and vectors
@@ -68,9 +70,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from _advisor_conformance_pytestplugin import environment_problem
+
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     module = args.module
+    # a misspelt variable never leaves a command to the configuration or the reference (`run`'s pytest says so itself)
+    problem = None if getattr(module, "PASSES_EXTRA", False) else environment_problem()
+    if problem:
+        print(f"advisor-conformance {args.command}: {problem}", file=sys.stderr)
+        return 2
     if extra and not getattr(module, "PASSES_EXTRA", False):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     return module.run(args, extra)

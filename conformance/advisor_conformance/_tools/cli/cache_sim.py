@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
-from ._options import add_harness_timeout, add_impl
+from ._options import add_harness_timeout, add_impl, announce, resolve
 
 NAME = "cache-sim"
 ORDER = 60
@@ -25,7 +24,8 @@ The provider's rules are a profile of one table, every fact with the document it
 default (--assume NAME=VALUE). --placement re-marks the Anthropic requests with the spec's placement or a
 what-if one (not conformant to the spec). docs/cache-efficiency.md has the figures under each.
 
-  advisor-conformance cache-sim                                   the reference, Anthropic, every shipped session
+  advisor-conformance cache-sim                                   the project's implementation (else the reference),
+                                                                  Anthropic, every shipped session
   advisor-conformance cache-sim --impl 'cmd:node examples/advisor-js/harness.js' --provider openai
   advisor-conformance cache-sim --impl mypkg.adapter bugfix-small review-dense --json
   advisor-conformance cache-sim --placement bridge                what marking the previous call's end would save
@@ -54,7 +54,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SESSION",
         help="a shipped session's name or a session file (default: every shipped session)",
     )
-    add_impl(parser, "'reference' (the default), 'package.module[:object]' or 'cmd:COMMAND LINE'")
+    add_impl(
+        parser,
+        "'reference', 'package.module[:object]' or 'cmd:COMMAND LINE'; default: $ADVISOR_CONFORMANCE_IMPL, else "
+        "conformance_impl of the nearest configuration file (pyproject.toml, pytest.ini, ...), else the reference",
+    )
     parser.add_argument("--provider", choices=PROVIDERS, default="anthropic", help="the provider to simulate")
     parser.add_argument(
         "--provider-profile",
@@ -143,13 +147,13 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     except (FileNotFoundError, ValueError) as exc:  # ProfileError and InputError are ValueErrors
         print(f"advisor-conformance cache-sim: {exc}", file=sys.stderr)
         return 2
-    if os.getcwd() not in sys.path:  # `package.module` targets import from here, as with `python -m`
-        sys.path.insert(0, os.getcwd())
-    try:
-        impl = load_target(args.impl, harness_timeout=args.harness_timeout, cwd=os.getcwd())
+    try:  # `package.module` targets import from the folder they are named from, as with `python -m`
+        named = resolve(args.impl)
+        impl = load_target(named.target, harness_timeout=args.harness_timeout, cwd=named.directory, origin=named.origin)
     except TargetError as exc:
         print(f"advisor-conformance cache-sim: {exc}", file=sys.stderr)
         return 2
+    announce("advisor-conformance cache-sim", impl, named)  # on stderr: stdout is the figures
     rows = []
     try:
         for session in sessions:
@@ -171,7 +175,7 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
             "name": d.get("name"),
             "version": d.get("version"),
             "language": d.get("language"),
-            "target": args.impl,
+            "target": named.target,
         }
         print(json.dumps(as_json(described, args.provider, settings, rows, whole), indent=1))
     else:

@@ -126,8 +126,8 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     pair = (loaded[0], loaded[1])
     if not args.json:
         print(
-            f"{prog}: A = {_label(pair[0])}, B = {_label(pair[1])}; seed {args.seed}, "
-            f"{args.examples} inputs per operation"
+            f"{prog}: A = {_label(pair[0])} (--impl={pair[0].target}), B = {_label(pair[1])} "
+            f"(--impl={pair[1].target}); seed {args.seed}, {args.examples} inputs per operation"
         )
 
     def progress(outcome) -> None:

@@ -14,10 +14,13 @@ ORDER = 10
 HELP = "run the conformance suite and print the outcome of every rule"
 DESCRIPTION = """\
 Run the conformance suite against an implementation and end with the outcome of every rule of the catalogue.
-The implementation is --impl, else $ADVISOR_CONFORMANCE_IMPL, else the reference; the report's header says which.
-Every other option goes to pytest: -k EXPR, -x, -n 4 (pytest-xdist),
+The implementation is --impl, else $ADVISOR_CONFORMANCE_IMPL, else conformance_impl of the configuration file
+nearest the directory the run starts in (pyproject.toml's [tool.pytest.ini_options], pytest.ini, tox.ini,
+setup.cfg), else the reference; the run's first line says which, and from where. The suite's settings of that
+file (conformance_xfails_file, conformance_snapshots, conformance_strict_should, conformance_harness_timeout) apply
+too, their paths relative to the file's folder; its other pytest settings (addopts, plugins, filterwarnings) do not.
+Every other option goes to pytest: -k EXPR, -x, --quick, -n 4 (pytest-xdist),
 --rule-report FILE, --xfails-file FILE, --impl-snapshots DIR, --snapshot-update, --hypothesis-profile NAME.
-The run does not read the pytest configuration of the directory it starts in.
 
   advisor-conformance run --impl mypkg.advisor_adapter -x
   advisor-conformance run --impl 'cmd:node harness.js' --rule-report rules.json
@@ -30,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         parser,
         "implementation to test: 'package.module[:object]' naming a Python adapter, "
         "'cmd:COMMAND LINE' starting a harness, or 'reference'; default: "
-        "$ADVISOR_CONFORMANCE_IMPL, else the reference",
+        "$ADVISOR_CONFORMANCE_IMPL, else conformance_impl of the nearest configuration file, else the reference",
         default=None,
     )
 

@@ -9,16 +9,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ._options import add_impl
+from ._options import add_impl, announce, resolve
 
 NAME = "shape"
 ORDER = 35
 HELP = "print the advisor request an implementation renders for a transcript (or its wire body), for prompt review"
 DESCRIPTION = """\
-Render the advisor request for a transcript with an implementation's shape operation (the reference by default)
-and print its messages, each under a header naming its role, the content as it is. With --provider, wrap the
-messages in a provider-neutral request (advisor defaults) and print the JSON body the implementation's encode
-operation makes for that provider.
+Render the advisor request for a transcript with an implementation's shape operation (the one the project names,
+as a pytest run finds it, else the reference; the first line says which) and print its messages, each under a
+header naming its role, the content as it is. With --provider, wrap the messages in a provider-neutral request
+(advisor defaults) and print the JSON body the implementation's encode operation makes for that provider.
 
 TRANSCRIPT is a JSON file holding either a list of messages or a fixture of the suite ({"input": {"transcript",
 "question", "files"}}, as in fixtures/transcripts/), or the name of a transcript shipped with the suite. A
@@ -76,8 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_impl(
         parser,
-        "'reference' (the default), 'package.module[:object]' (imported as `python -m` would, "
-        "with the current directory on the path) or 'cmd:COMMAND LINE'",
+        "'reference', 'package.module[:object]' (imported as `python -m` would, with the current directory on the "
+        "path) or 'cmd:COMMAND LINE'; default: $ADVISOR_CONFORMANCE_IMPL, else conformance_impl of the nearest "
+        "configuration file (pyproject.toml, pytest.ini, ...), else the reference",
     )
     parser.add_argument(
         "--provider", choices=PROVIDERS, help="print the JSON body the implementation's encode makes for this provider"
@@ -218,13 +219,16 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     except (ShapeInputError, InputError) as exc:
         print(f"advisor-conformance shape: {exc}", file=sys.stderr)
         return 2
-    try:  # a package in this directory is importable, as under `python -m`
-        implementation = load_target(args.impl, cwd=os.getcwd())
+    try:  # a package of the folder it is named from is importable, as under `python -m`
+        named = resolve(args.impl)
+        implementation = load_target(named.target, cwd=named.directory, origin=named.origin)
     except (TargetError, ContractError) as exc:
         print(f"advisor-conformance shape: {exc}", file=sys.stderr)
         return 2
     try:
-        sys.stdout.write(produce(args, implementation, path, loaded))
+        text = produce(args, implementation, path, loaded)
+        announce("advisor-conformance shape", implementation, named)  # on stderr: stdout is the request
+        sys.stdout.write(text)
     except (ShapeInputError, InputError, ContractError) as exc:
         print(f"advisor-conformance shape: {exc}", file=sys.stderr)
         return 2

@@ -8,6 +8,7 @@ import json
 import sys
 
 from ...catalogue import load_catalogue
+from ._options import add_impl, resolve
 
 NAME = "where"
 ORDER = 30
@@ -15,23 +16,29 @@ HELP = "show a rule: statement, level, source sentence, code, tests, vectors and
 DESCRIPTION = """\
 Show one rule of the catalogue and everything that concerns it: its statement, level and tag, the spec
 sentence it comes from, the places of the reference that implement it (relative to the installed packages), the
-conformance tests that check it, the golden vectors that name it and the snapshots that record it. A test is
-named as pytest reruns it from any directory, wherever the suite is installed:
+conformance tests that check it, the golden vectors that name it and the snapshots that record it. Each test
+is shown as the command that reruns it from the current directory, wherever the suite is installed, against the
+implementation a run here tests (--impl, else $ADVISOR_CONFORMANCE_IMPL, else conformance_impl of the nearest
+configuration file, whose settings the command then runs under; else the reference). The suite's collection is
+kept in the user's cache folder, so a lookup after the first takes a fraction of a second.
 
   advisor-conformance where elision.marker-format
-  advisor-conformance where elision.marker-format --json
-  python3 -m pytest --impl=mypkg.advisor_adapter --pyargs 'advisor_conformance.tests.test_elision::test_x[1001]'
+  advisor-conformance where elision.marker-format --impl mypkg.advisor_adapter --json
 """
-#: How to rerun a test that ``where`` lists (pytest's ``--pyargs`` finds the installed suite).
-RERUN = "python3 -m pytest --impl=TARGET --pyargs 'TEST'"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("rule", metavar="RULE-ID", help="a rule ID, such as elision.marker-format")
+    add_impl(
+        parser,
+        "the implementation the printed commands rerun the tests against; default: $ADVISOR_CONFORMANCE_IMPL, else "
+        "conformance_impl of the nearest configuration file, else the reference",
+    )
     parser.add_argument("--json", action="store_true", help="print the same as JSON")
 
 
-def describe(rule_id: str) -> dict:
+def describe(rule_id: str, impl: str | None = None) -> dict:
+    from ..._pytest_plugin.commands import impl_options, pyargs_id, pytest_command
     from ..trace import (
         collect_rule_tests,
         implementation_sites,
@@ -40,22 +47,20 @@ def describe(rule_id: str) -> dict:
     )
 
     rule = load_catalogue()[rule_id]
-    tests = sorted(rerunnable(nodeid) for nodeid in collect_rule_tests().get(rule_id, []))
+    named = resolve(impl)
+    tests = sorted(pyargs_id(nodeid) for nodeid in collect_rule_tests(cache=True).get(rule_id, []))
     return {
         **rule.to_json(),
         "implemented_at": [str(site) for site in implementation_sites().get(rule_id, [])],
         "tests": tests,
+        "rerun": {
+            "implementation": named.target,
+            "from": named.origin,
+            "commands": [pytest_command(impl_options(named.target, named.source), test) for test in tests],
+        },
         "vectors": vectors_of(rule_id),
         "snapshots": snapshots_of(tests),
     }
-
-
-def rerunnable(nodeid: str) -> str:
-    """A node ID of the suite as ``--pyargs`` takes it, from any directory: ``tests/test_elision.py::test_x[1001]``
-    becomes ``advisor_conformance.tests.test_elision::test_x[1001]``."""
-    path, _, rest = nodeid.partition("::")
-    module = "advisor_conformance." + path.removesuffix(".py").replace("/", ".")
-    return f"{module}::{rest}" if rest else module
 
 
 def run(args: argparse.Namespace, extra: list[str]) -> int:
@@ -65,7 +70,13 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
         hint = f"; did you mean {', '.join(close)}?" if close else "; `advisor-conformance rules` lists them"
         print(f"advisor-conformance where: no rule {args.rule!r} in the catalogue{hint}", file=sys.stderr)
         return 2
-    found = describe(args.rule)
+    from ..._contract.implementation import TargetError
+
+    try:
+        found = describe(args.rule, args.impl)
+    except TargetError as exc:
+        print(f"advisor-conformance where: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(found, indent=1, ensure_ascii=False))
         return 0
@@ -73,15 +84,16 @@ def run(args: argparse.Namespace, extra: list[str]) -> int:
     print(f"{found['id']}  ({level}{found['tag']}; area {found['area']})")
     print(f"  statement: {found['statement']}")
     print(f"  source:    {found['source']}")
+    rerun = found["rerun"]
     for title, key in (
         ("implemented at", "implemented_at"),
         ("tests", "tests"),
         ("golden vectors", "vectors"),
         ("snapshots", "snapshots"),
     ):
-        items = found[key]
-        rerun = f"; rerun one with {RERUN}" if key == "tests" and items else ""
-        print(f"  {title} ({len(items)}{rerun}):" if items else f"  {title}: none")
+        items = rerun["commands"] if key == "tests" else found[key]
+        how = f"; each reruns against {rerun['implementation']}, from {rerun['from']}" if key == "tests" else ""
+        print(f"  {title} ({len(items)}{how}):" if items else f"  {title}: none")
         for item in items:
             print(f"    {item}")
     return 0

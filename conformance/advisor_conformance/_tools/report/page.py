@@ -357,10 +357,19 @@ def _run_header(index: int, run: Run) -> str:
     detail = [run.target, _when(run.started) if run.started else "", PurePath(run.path).name]
     sub = "".join(f'<span class="sub">{_e(text)}</span>' for text in detail if text)
     extra = f"{tests} tests" + (f" in {duration:.0f} s" if isinstance(duration, int | float) else "")
+    reviews = run.reviews()
+    pending = sum(len(reviews[outcome]) for outcome in REVIEW_OUTCOMES)
+    # a run that failed on snapshots alone has every rule green: its head says that it failed, and why
+    review = (
+        f'<span class="sub review" data-reviews-pending="{pending}">⚠ failed: {pending} snapshot'
+        f"{'s' * (pending != 1)} to review</span>"
+        if pending
+        else ""
+    )
     return (
         f'<th scope="col" class="run" data-run="{index}"><button type="button" class="runinfo" '
         f'data-run-info="{index}" title="{_e(run.describe())}"><span class="num">#{index + 1}</span> '
-        f'<span class="impl">{_e(run.name)}</span></button>{sub}<span class="sub">{_e(extra)}</span>'
+        f'<span class="impl">{_e(run.name)}</span></button>{sub}<span class="sub">{_e(extra)}</span>{review}'
         "</th>"
     )
 
@@ -397,6 +406,8 @@ def _rule_row(
         change = change_of[i].get(rule.id, "")
         change = change if change in ("worse", "better") else ""
         mark = {"worse": '<span class="chg">▼</span>', "better": '<span class="chg">▲</span>'}.get(change, "")
+        if counts and (counts[COUNT_KEYS.index("changed")] or counts[COUNT_KEYS.index("not recorded")]):
+            mark += '<span class="rev" title="a snapshot of this rule to review">⚠</span>'  # green, yet the run failed
         label = _cell_label(rule.id, i, runs[i], outcome, counts, change)
         cells.append(
             f'<td class="cell {_css_class(outcome)}{" " + change if change else ""}" '
