@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from advisor_conformance._broken import BrokenImplementation
 from advisor_reference import AdvisorRuntime, RequestBuilder, UseCounter, UseGrant, trim_space
 from advisor_reference.adapter import ReferenceAdapter
-
-from .broken import BrokenImplementation
 
 #: Every registered mistake, by class name.
 MISTAKES: dict[str, BrokenImplementation] = {}

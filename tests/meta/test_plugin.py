@@ -262,7 +262,7 @@ def test_failure_shows_its_rule_in_the_short_summary_and_how_to_rerun_it(elsewhe
     command that reproduces it (not hypothesis's decorator advice), and that command fails the same way."""
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.delenv("CI", raising=False)  # on CI pytest writes the whole message after the node ID instead
-    target = "--impl=tests.fakes.broken.shaping:MarkerOffByOne"
+    target = "--impl=advisor_conformance._broken.shaping:MarkerOffByOne"
     run = run_pytest(target, "-q", "-rf", "-k", "test_elided_string_is_bounded_and_honest", cwd=elsewhere)
     assert run.returncode == 1, run.stdout[-2000:]
     summary = [line for line in run.stdout.splitlines() if line.startswith("FAILED ")]
@@ -284,7 +284,7 @@ def test_failure_shows_its_rule_in_the_short_summary_and_how_to_rerun_it(elsewhe
 def test_helper_frames_are_hidden_from_tracebacks(elsewhere):
     """A failure's traceback ends in the test, not in the suite's check helpers."""
     run = run_pytest(
-        "--impl=tests.fakes.broken.shaping:MarkerOffByOne",
+        "--impl=advisor_conformance._broken.shaping:MarkerOffByOne",
         "-q",
         "-k",
         "test_marker_reports_the_true_length",
@@ -302,7 +302,7 @@ def test_junit_properties_are_json(elsewhere):
 
     xml = elsewhere / "junit.xml"
     run = run_pytest(
-        "--impl=tests.fakes.broken.shaping:MarkerOffByOne",
+        "--impl=advisor_conformance._broken.shaping:MarkerOffByOne",
         "-q",
         f"--junitxml={xml}",
         "-k",

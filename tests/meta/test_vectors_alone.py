@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from advisor_conformance._broken import load_registry
 from advisor_conformance.vectors import load_all
 
-from ..fakes.broken import load_registry
 from ..support.matrix import REFERENCE_SNAPSHOTS, read_outcomes, run_matrix_session
 from ..support.runner import SUITE
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..support.runner import SUITE, run_pytest
 
-BROKEN = "--impl=tests.fakes.broken.shaping:MarkerOffByOne"  # breaks elision.marker-format only
+BROKEN = "--impl=advisor_conformance._broken.shaping:MarkerOffByOne"  # breaks elision.marker-format only
 SELECT = [f"{SUITE}/elision/test_elision.py", "-q"]
 NODE = "elision/test_elision.py::test_marker_reports_the_true_length[1001]"
 

@@ -26,7 +26,8 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from ..fakes.broken import BrokenImplementation, load_registry
+from advisor_conformance._broken import BrokenImplementation, load_registry
+
 from .matrix import REFERENCE_SNAPSHOTS, run_matrix_session
 from .runner import SUITE
 

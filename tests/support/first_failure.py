@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..fakes.broken import BrokenImplementation, load_registry
+from advisor_conformance._broken import BrokenImplementation, load_registry
+
 from ..fakes.mistakes import MISTAKES
 from .matrix import REFERENCE_SNAPSHOTS, run_matrix_session
 from .runner import SUITE
