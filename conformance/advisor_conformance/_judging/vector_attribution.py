@@ -44,6 +44,12 @@ DECLARED_RULES = {
 }
 
 
+#: Declared strings whose absence (the text departs where one begins and holds it nowhere) is the rule of where it
+#: stands rather than of its wording or layout: no in-flight block at all is inflight.label-at-head's, not the
+#: block's layout.
+PRESENCE_RULES = {"inflight_label": "inflight.label-at-head"}
+
+
 def declared_rule(diff: Difference, strings: Mapping[str, str] | None) -> str | None:
     """The rule of the declared string a text departs inside (its first character to just past its end). A string
     that departs at its first character but stands whole elsewhere in the text was moved, not reworded: the rules
@@ -66,7 +72,10 @@ def declared_rule(diff: Difference, strings: Mapping[str, str] | None) -> str | 
                     and diff.actual is not None
                     and diff.actual.startswith("```\n", diff.offset)
                 )
-                return None if moved or sent else rule
+                if moved or sent:
+                    return None
+                absent = diff.offset == start and (diff.actual is None or value not in diff.actual)
+                return PRESENCE_RULES.get(name, rule) if absent else rule
             start = diff.expected.find(value, start + 1)
     return None
 
@@ -129,6 +138,52 @@ def message_rules(case: Case) -> list[tuple[list[str | int], tuple[str, ...]]]:
     )
     out.append((["messages", -1], final or ("request.final-message-order",)))
     return out
+
+
+def _inputs_end_with_assistant(value: Any) -> bool:
+    """Whether a transcript or a snapshot of the case's input ends with an assistant message."""
+    if isinstance(value, dict):
+        return any(
+            (
+                name in ("transcript", "snapshot")
+                and isinstance(item, list)
+                and item
+                and isinstance(item[-1], dict)
+                and item[-1].get("role") == "assistant"
+            )
+            or _inputs_end_with_assistant(item)
+            for name, item in value.items()
+        )
+    if isinstance(value, list):
+        return any(_inputs_end_with_assistant(item) for item in value)
+    return False
+
+
+def unpaired_message_rules(case: Case, diff: Difference) -> tuple[str, ...] | None:
+    """The rule of the one message a request holds too many or lacks (the others pair up in order), by what that
+    message is: the trailing assistant message kept just before the final message is inflight.assistant-removed's;
+    a snapshot message missing is its flattening rule's (:func:`message_rules`), and when it is the last one kept,
+    also the in-flight rule of where it stands (an assistant message before a trailing one:
+    inflight.last-message-only; another role last: inflight.other-role-stays). None for other arrays or items."""
+    if not (diff.extra or diff.missing) or not diff.path or diff.path[-1][0] != "messages" or not diff.items:
+        return None
+    item = diff.items[0]
+    role = item.get("role") if isinstance(item, dict) else None
+    if diff.extra:
+        if diff.extra[0] == diff.size - 2 and role == "assistant" and _inputs_end_with_assistant(case.input):
+            return ("inflight.assistant-removed",)
+        return None
+    index = diff.missing[0]
+    if case.op != "shape" or not 0 < index < diff.size - 1:
+        return None
+    rendered = dict((tuple(steps), rules) for steps, rules in message_rules(case))
+    flatten = rendered.get(("messages", index))
+    if flatten is None:
+        return None
+    if index == diff.size - 2:
+        last = "inflight.last-message-only" if _inputs_end_with_assistant(case.input) else "inflight.other-role-stays"
+        return (last, *flatten)
+    return flatten
 
 
 def _line_at(text: str, offset: int) -> tuple[int, str]:
@@ -318,6 +373,10 @@ def attribute(
             continue
         if diff.rules:
             out[diff] = diff.rules
+            continue
+        unpaired = unpaired_message_rules(case, diff)
+        if unpaired is not None:
+            out[diff] = unpaired
             continue
         best = max(
             ((len(steps), rules) for steps, rules in parsed if covers(steps, diff.path)),
