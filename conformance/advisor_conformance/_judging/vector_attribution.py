@@ -7,6 +7,7 @@ ID) names the rule; a difference nothing explains is blamed on all the case's ru
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -293,6 +294,40 @@ def _inside_arguments(diff: Difference) -> bool:
 _ARG_MARKER = re.compile(r"\u2026\[elided, \d+ bytes total\]")
 
 
+def _strings_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings_in(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings_in(item)]
+    return []
+
+
+def threshold_rule(diff: Difference) -> tuple[str, ...] | None:
+    """elision.threshold when the tool-call line the text departs on shows the threshold itself: it holds an argument
+    string over 1000 bytes of UTF-8 left whole although it has at most 1000 characters (the threshold counted in
+    characters), or a string of at most 1000 bytes elided (its marker's N is 1000 or less); None otherwise (a long
+    string left whole whatever its length is not told apart from a walk that misses it)."""
+    text = diff.whole if diff.whole is not None else diff.expected
+    at = diff.actual_offset if diff.actual_offset is not None else diff.offset
+    if text is None or diff.actual is None or at is None:
+        return None
+    call = TOOL_CALL_LINE.match(_line_at(diff.actual, min(at, len(diff.actual)))[1])
+    if call is None:
+        return None
+    try:
+        strings = _strings_in(json.loads(call["args"]))
+    except ValueError:
+        return None
+    for value in strings:
+        size = len(value.encode("utf-8", "surrogatepass"))
+        marker = re.search(r"\u2026\[elided, (\d+) bytes total\]$", value)
+        if (size > 1000 and len(value) <= 1000 and marker is None) or (marker and int(marker[1]) <= 1000):
+            return ("elision.threshold",)
+    return None
+
+
 def marker_rule(diff: Difference) -> tuple[str, ...] | None:
     """elision.marker-format when the text departs inside the elision marker of a tool-call argument (past its first
     character: a departure there is where the cut ends, the cut's business); None otherwise. A file's marker is not
@@ -359,7 +394,7 @@ def attribute(
         if _shows_call_id(diff, ids):
             out[diff] = ("flatten.call-ids-hidden",)
             continue
-        separator = separator_rule(diff) or marker_rule(diff)
+        separator = threshold_rule(diff) or separator_rule(diff) or marker_rule(diff)
         if separator is not None:
             out[diff] = separator
             continue
