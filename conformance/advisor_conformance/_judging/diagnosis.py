@@ -14,6 +14,7 @@ narrows the blame when the outcome stays the same), and any error inside it mean
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import importlib
@@ -21,7 +22,7 @@ import json
 import os
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -77,10 +78,13 @@ def _entries() -> tuple[Any, ...]:
 
 
 def mistakes_of(rules: Iterable[str]) -> list[Any]:
-    """The known mistakes of ``rules`` (their broken implementations, variants included), in the order of ``rules``."""
+    """The known mistakes of ``rules`` (their broken implementations, variants included), in the order of ``rules``;
+    then those that cannot help breaking one of them as well (their ``also``: an implementation without in-flight
+    handling keeps the trailing assistant message, inflight.assistant-removed's, though its rule is the label's)."""
     wanted = list(dict.fromkeys(rules))
     entries = _entries()
-    return [entry for rule in wanted for entry in entries if entry.rule == rule]
+    own = [entry for rule in wanted for entry in entries if entry.rule == rule]
+    return own + [entry for entry in entries if entry not in own and set(entry.also) & set(wanted)]
 
 
 def _strings_class(declared: Mapping[str, Any]) -> Any:
@@ -139,11 +143,9 @@ def replayable(call: Call) -> bool:
         return False
     if call.op != "scenario":
         return True
-    runtime, work = call.params.get("runtime"), call.params.get("work_dir")
-    # real HTTP is not a function of the input; nor is a working directory the test has removed since
-    return not (isinstance(runtime, Mapping) and runtime.get("http_provider")) and (
-        not isinstance(work, str) or os.path.isdir(work)
-    )
+    runtime = call.params.get("runtime")
+    # real HTTP is not a function of the input; a working directory the test has removed since is made again
+    return not (isinstance(runtime, Mapping) and runtime.get("http_provider"))
 
 
 def diagnose(
@@ -160,26 +162,50 @@ def diagnose(
     reference = _adapter("advisor_reference.adapter:ReferenceAdapter", strings)
     recent = [call for call in calls if replayable(call)][-RECENT_CALLS:]
     for call in reversed(recent):
-        got = _normal(call.op, call.answer, exact)
-        if _answer(reference, call, exact) == got:
-            continue  # the implementation answered this call as the reference does: the failure is elsewhere
-        found: list[Match] = []
-        for entry in candidates:
-            if time.monotonic() - started > budget_s:
-                return found
-            try:
-                answer = _answer(_adapter(entry.target, strings), call, exact)
-            except Exception:  # a known mistake that cannot answer this input explains nothing
-                continue
-            if answer == got:
-                found.append(Match(entry.id, entry.rule, tuple(entry.also), entry.how, call.op))
+        with _working_directory(call) as replayable_now:
+            found = _matches(call, candidates, reference, strings, exact, started, budget_s) if replayable_now else []
         if found:
             return found
+        if time.monotonic() - started > budget_s:
+            break
     return []
+
+
+def _matches(
+    call: Call, candidates: list[Any], reference: Any, strings: Any, exact: bool, started: float, budget_s: float
+) -> list[Match]:
+    got = _normal(call.op, call.answer, exact)
+    if _answer(reference, call, exact) == got:
+        return []  # the implementation answered this call as the reference does: the failure is elsewhere
+    found: list[Match] = []
+    for entry in candidates:
+        if time.monotonic() - started > budget_s:
+            break
+        try:
+            answer = _answer(_adapter(entry.target, strings), call, exact)
+        except Exception:  # a known mistake that cannot answer this input explains nothing
+            continue
+        if answer == got:
+            found.append(Match(entry.id, entry.rule, tuple(entry.also), entry.how, call.op))
+    return found
 
 
 def _answer(adapter: Any, call: Call, exact: bool) -> Any:
     return _normal(call.op, getattr(adapter, call.op)(copy.deepcopy(call.params)), exact)
+
+
+@contextlib.contextmanager
+def _working_directory(call: Call) -> Iterator[bool]:
+    """Whether a call can be replayed as it was sent: its scenario's working directory exists, or is made again for
+    the replay (:func:`advisor_conformance.workspace.again`)."""
+    work = call.params.get("work_dir") if call.op == "scenario" else None
+    if not isinstance(work, str) or os.path.isdir(work):
+        yield True
+        return
+    from ..workspace import again
+
+    with again(work) as made:
+        yield made
 
 
 def narrowed(matches: list[Match], located: list[str]) -> list[str]:
