@@ -1,6 +1,6 @@
 """First-failure blame: what a user reads first when a run stops at its first failure (``pytest -x``).
 
-For each broken implementation (``tests/fakes/broken``: the reference with one rule broken) and each independently
+For each broken implementation (``advisor_conformance._broken``: the reference with one rule broken) and each independently
 written mistake (``tests/fakes/mistakes.py``), the suite runs in its shipped order (the catalogue's order of the
 rules, ``_plugin.order_by_catalogue``) until that implementation's first failure, as ``pytest -x --impl=IT`` would;
 the figure is how many of those first failures name the rule the implementation breaks (or one the same mistake
