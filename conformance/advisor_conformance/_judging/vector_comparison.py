@@ -138,7 +138,7 @@ def differences(
         if not isinstance(actual, list):
             return [Difference(path, f"expected an array of {len(expected)} items, got {_show(actual)}")]
         if len(actual) != len(expected):
-            options = {"exact_args": exact_args, "keys": keys, "strings": strings, "contents": contents}
+            options: dict[str, Any] = {"exact_args": exact_args, "keys": keys, "strings": strings, "contents": contents}
             located = _one_unpaired(expected, actual, options)
             if located is None:
                 return [Difference(path, f"expected {len(expected)} items, got {len(actual)}")]
@@ -158,17 +158,7 @@ def differences(
                 )
             ]
             for i, j in changed:  # the other items, paired in order, that differ too
-                found.extend(
-                    differences(
-                        expected[i],
-                        actual[j],
-                        exact_args=exact_args,
-                        keys=keys,
-                        path=(*path, (i, len(expected))),
-                        strings=strings,
-                        contents=contents,
-                    )
-                )
+                found.extend(differences(expected[i], actual[j], path=(*path, (i, len(expected))), **options))
             return found
         found = []
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
