@@ -3,6 +3,8 @@ the blame, never the verdict), and the wire a black-box test saw."""
 
 from __future__ import annotations
 
+import pytest
+
 from ..support.runner import SUITE, run_pytest
 
 FEATURELESS = "--impl=advisor_conformance._broken.features:PredatesInFlightLabel"
@@ -12,6 +14,7 @@ def _tests(run):
     return {test["nodeid"].rsplit("::", 1)[-1]: test for test in run.report["tests"]}
 
 
+@pytest.mark.slow  # a run of the in-flight area (several seconds)
 def test_a_failure_names_the_known_mistake_it_matches_and_is_blamed_on_its_rule():
     """Against an implementation without in-flight handling, a failing in-flight test says which known mistake its
     answer is, blames that mistake's rules, and keeps where the difference was located in the JSON report."""
@@ -28,6 +31,7 @@ def test_a_failure_names_the_known_mistake_it_matches_and_is_blamed_on_its_rule(
         assert "located_rules" in test and "known mistake" in test["message"]
 
 
+@pytest.mark.slow  # two runs of the in-flight area
 def test_the_diagnosis_never_changes_a_verdict(monkeypatch):
     """The same run without the diagnosis has the very same outcome for every test: only the blame differs."""
     args = (
