@@ -84,7 +84,11 @@ def explain(
         return failed_rules, message
     put_property(report, "diagnosis", [match.to_json() for match in matches])
     put_property(report, "located_rules", failed_rules)
-    blamed = narrowed(matches, failed_rules)
+    # Several mistakes that answer alike: those of the rules the difference was located at are the ones it shows
+    # most directly (a kept in-flight message of empty text is what both the removal's mistake and an implementation
+    # without in-flight handling give: the removal's).
+    direct = [match for match in matches if match.rule in failed_rules]
+    blamed = narrowed(direct or matches, failed_rules)
     if not unchanged(blamed):
         blamed = list(dict.fromkeys([*blamed, *failed_rules]))
         if not unchanged(blamed):
