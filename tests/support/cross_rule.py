@@ -53,7 +53,12 @@ DEPENDENT_TESTS: dict[str, str] = {
 #: Known mistakes whose failures cannot all be blamed on their own rules, each with the reason its rule cannot be
 #: observed without another (the figure of isolation counts them as not isolated; an entry not isolated and not
 #: listed here fails the command).
-EXCEPTIONS: dict[str, str] = {}
+EXCEPTIONS: dict[str, str] = {
+    "dedupe.full-read-definition": "on the golden vector line-numbers-as-strings-not-full, a read whose line numbers "
+    "are strings counts as full both under this mistake (line numbers coerced) and under "
+    "dedupe.undecodable-never-full's, which give the same answer there: the difference cannot show which rule the "
+    "implementation breaks, so the failure names both mistakes and both rules",
+}
 #: The fixed sample CI runs against the whole suite (tests/meta/test_cross_rule.py): one known mistake of each kind
 #: of failure the attribution must tell apart (a message too many, a block without its notice, the threshold
 #: counted in characters, a session field, a stream reader), cheap enough for CI.
