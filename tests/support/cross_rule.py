@@ -58,6 +58,18 @@ EXCEPTIONS: dict[str, str] = {
     "are strings counts as full both under this mistake (line numbers coerced) and under "
     "dedupe.undecodable-never-full's, which give the same answer there: the difference cannot show which rule the "
     "implementation breaks, so the failure names both mistakes and both rules",
+    "dedupe.undecodable-never-full": "the same vector as dedupe.full-read-definition's exception, from the other side",
+    "budget.child-default-cap": "on the golden vector runtime-budget/zero-cap (the main agent's cap is 0), a child "
+    "that inherits the main cap and a child that counts against the main counter are both refused at once: the "
+    "answer is budget.child-store's mistake's as well, and the failure names both",
+    "budget.child-store": "the same vector as budget.child-default-cap's exception, from the other side",
+    "files.max-count": "on the golden vectors runtime-handler/validation-consumes-none and step-order, nine files with "
+    "a bad one fail on the bad file both when nine pass the count (this mistake) and when the files are loaded before "
+    "they are counted (handler.file-count-first's): the failure names both",
+    "handler.file-count-first": "the same vectors as files.max-count's exception, from the other side",
+    "budget.no-provider-call": "on the golden vector runtime-budget/shared-within-and-across-handlers, a call past "
+    "the cap that is answered shows a counter that let it through as much as a budget check that still called the "
+    "provider: the difference is located at both budget.no-provider-call and budget.shared-counter",
 }
 #: The fixed sample CI runs against the whole suite (tests/meta/test_cross_rule.py): one known mistake of each kind
 #: of failure the attribution must tell apart (a message too many, a block without its notice, the threshold
