@@ -424,6 +424,39 @@ def check_kept_count(
     )
 
 
+def check_in_flight_block(
+    impl: Implementation, strings: Mapping[str, str], got: str, missing: str, /, **context: Any
+) -> None:
+    """A control for tests of the in-flight block: when the final message ``got`` holds no declared in-flight label
+    at all, a plain in-flight text ("next I rewrite parse()") decides whose rule that is. No block for it either is
+    inflight.label-at-head's (and inflight.assistant-removed's when the message stayed in the transcript: an
+    implementation without in-flight handling), never the block's layout; a block for it is the test's ``missing``
+    rule (the text was taken for blank: inflight.empty-dropped)."""
+    __tracebackhide__ = True
+    label = strings["inflight_label"]
+    if label in got:
+        return
+    control = params(
+        [{"role": "user", "content": "fix it"}, {"role": "assistant", "content": "next I rewrite parse()"}]
+    )
+    messages = shape(impl, control, "inflight.label-at-head")
+    if label in final(messages):
+        raise violation(
+            missing,
+            "no in-flight block was written for this text, though one is for a plain text",
+            actual=got,
+            **context,
+        )
+    kept = len(body(messages)) == 2
+    raise violation(
+        ["inflight.label-at-head", *(["inflight.assistant-removed"] if kept else [])],
+        "no in-flight block is written, not even for a plain text ('next I rewrite parse()')"
+        + (": the trailing assistant message stays in the transcript" if kept else ""),
+        input=[context.get("input"), control] if "input" in context else control,
+        actual=messages,
+    )
+
+
 def check_last_message_stays(impl: Implementation, last: Any) -> None:
     """A control for tests that count a request's messages: a transcript ending in ``last`` (a tool, user or system
     message) keeps it in the flattened snapshot (inflight.other-role-stays); an assistant message is not checked.

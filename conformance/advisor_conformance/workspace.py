@@ -17,8 +17,10 @@ from relative path to one of::
 from __future__ import annotations
 
 import base64
+import collections
 import contextlib
 import os
+import shutil
 import socket
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -69,8 +71,42 @@ def workspace(spec: Mapping[str, Any] | None = None) -> Iterator[Path]:  # each 
         work.mkdir()
         (root / "outside").mkdir()
         sockets = materialise(work, spec or {})
+        _RECENT.append((str(work), dict(spec or {})))
         try:
             yield work
         finally:
             for server in sockets:
                 server.close()
+
+
+#: The last working directories :func:`workspace` made, with their specs: a failing test's scenario can be replayed
+#: in one made again (:func:`again`) after the test has removed it.
+_RECENT: collections.deque[tuple[str, dict[str, Any]]] = collections.deque(maxlen=8)
+
+
+@contextlib.contextmanager
+def again(work_dir: str) -> Iterator[bool]:
+    """The working directory ``work_dir`` that :func:`workspace` made and removed since, made again at the same place
+    from the same spec for as long as the block runs (True); False when it still exists, or was not made here, or
+    its place is taken."""
+    spec = next((spec for made, spec in reversed(_RECENT) if made == work_dir), None)
+    work = Path(work_dir)
+    root = work.parent
+    if spec is None or root.exists():
+        yield False
+        return
+    try:
+        root.mkdir(mode=0o700)
+    except OSError:
+        yield False
+        return
+    sockets: list[socket.socket] = []
+    try:
+        work.mkdir()
+        (root / "outside").mkdir()
+        sockets = materialise(work, spec)
+        yield True
+    finally:
+        for server in sockets:
+            server.close()
+        shutil.rmtree(root, ignore_errors=True)

@@ -1,4 +1,4 @@
-"""Realistic mistakes, written apart from the registry of broken implementations (tests/fakes/broken), for the
+"""Realistic mistakes, written apart from the registry of broken implementations (advisor_conformance._broken), for the
 tests that check a failure names the rule the mistake breaks and says what differs (tests/meta/test_attribution.py),
 and for the first-failure figure (``python3 -m tests.support.first_failure``: the first failure of a ``-x`` run names
 the rule the mistake breaks). Each is the kind of bug that once gave a message about another problem, registered with
@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from advisor_conformance._broken import BrokenImplementation
 from advisor_reference import AdvisorRuntime, RequestBuilder, UseCounter, UseGrant, trim_space
 from advisor_reference.adapter import ReferenceAdapter
-
-from .broken import BrokenImplementation
 
 #: Every registered mistake, by class name.
 MISTAKES: dict[str, BrokenImplementation] = {}

@@ -83,7 +83,7 @@ class HttpWithoutStreamingAlwaysStreams(ReferenceAdapter):
     name = "partial-advisor"
 
     def __init__(self):
-        from .broken.wire import AlwaysStreams
+        from advisor_conformance._broken.wire import AlwaysStreams
 
         super().__init__()
         self.http_provider_class = AlwaysStreams.http_provider_class

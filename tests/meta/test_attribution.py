@@ -26,7 +26,7 @@ CASES = {
     ),
     # no stream-required retry: the counts of requests made, not "the retry was retried"
     "missing-retry": (
-        "tests.fakes.broken.wire:NoStreamRequiredRetry",
+        "advisor_conformance._broken.wire:NoStreamRequiredRetry",
         ["streaming/test_streaming.py"],
         "streaming.stream-required-retry",
         {"streaming.stream-required-retry"},

@@ -1,6 +1,6 @@
 """Broken implementations make the tests of the rule they break fail, with messages that name it.
 
-Every rule of the catalogue has a broken implementation in ``tests/fakes/broken``
+Every rule of the catalogue has a broken implementation in ``advisor_conformance._broken``
 (the reference with exactly that rule broken), and some rules have variants: further
 plausible ways to break them (a byte-order mark removed, Unicode normalised, an event
 stream read with a hand-written reader). All of them run in one pytest
@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import pytest
 
+from advisor_conformance._broken import load_entries, load_registry
 from advisor_conformance.catalogue import load_catalogue
 
-from ..fakes.broken import load_entries, load_registry
 from ..support.matrix import REFERENCE_SNAPSHOTS, read_outcomes, run_matrix_session
 from ..support.runner import SUITE
 

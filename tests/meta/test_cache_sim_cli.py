@@ -114,7 +114,7 @@ def test_openai_reference_reaches_the_optimum_and_a_fresh_key_per_call_does_not(
     good = json.loads(cache_sim("bugfix-small", "--provider", "openai", "--json").stdout)
     assert good["total"]["share_of_optimum_saving"] == 1.0
     run = cache_sim(
-        "bugfix-small", "--provider", "openai", "--json", "--impl", "tests.fakes.broken.cache:FreshKeyPerCall"
+        "bugfix-small", "--provider", "openai", "--json", "--impl", "advisor_conformance._broken.cache:FreshKeyPerCall"
     )
     assert run.returncode == 0, run.stderr
     bad = json.loads(run.stdout)

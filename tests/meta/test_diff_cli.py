@@ -12,7 +12,7 @@ import pytest
 from ..support.runner import ROOT, clean_env
 
 ADVISOR_JS = "cmd:node examples/advisor-js/harness.js"
-SEEDED = "tests.fakes.broken.final:QuestionSingleNewline"  # the question followed by one newline
+SEEDED = "advisor_conformance._broken.final:QuestionSingleNewline"  # the question followed by one newline
 
 
 def diff(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:

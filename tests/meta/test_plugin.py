@@ -228,7 +228,7 @@ def test_missing_snapshot_says_how_to_record_it(elsewhere):
     assert all("--snapshot-update" in test["message"] for test in failures), failures[:2]
     assert "snapshots to review (no rule failed" in run.stdout, run.stdout[-2000:]
     both = run_pytest(
-        "--impl=tests.fakes.broken.shaping:MarkerOffByOne",
+        "--impl=advisor_conformance._broken.shaping:MarkerOffByOne",
         "-k",
         "test_rendered_request_matches_snapshot or test_marker_reports_the_true_length",
         "-q",
@@ -294,7 +294,7 @@ def test_failure_shows_its_rule_in_the_short_summary_and_how_to_rerun_it(elsewhe
     command that reproduces it (not hypothesis's decorator advice), and that command fails the same way."""
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.delenv("CI", raising=False)  # on CI pytest writes the whole message after the node ID instead
-    target = "--impl=tests.fakes.broken.shaping:MarkerOffByOne"
+    target = "--impl=advisor_conformance._broken.shaping:MarkerOffByOne"
     run = run_pytest(target, "-q", "-rf", "-k", "test_elided_string_is_bounded_and_honest", cwd=elsewhere)
     assert run.returncode == 1, run.stdout[-2000:]
     summary = [line for line in run.stdout.splitlines() if line.startswith("FAILED ")]
@@ -317,7 +317,7 @@ def test_failure_shows_its_rule_in_the_short_summary_and_how_to_rerun_it(elsewhe
 def test_helper_frames_are_hidden_from_tracebacks(elsewhere):
     """A failure's traceback ends in the test, not in the suite's check helpers."""
     run = run_pytest(
-        "--impl=tests.fakes.broken.shaping:MarkerOffByOne",
+        "--impl=advisor_conformance._broken.shaping:MarkerOffByOne",
         "-q",
         "-k",
         "test_marker_reports_the_true_length",
@@ -336,7 +336,7 @@ def test_junit_properties_are_json(elsewhere):
 
     xml = elsewhere / "junit.xml"
     run = run_pytest(
-        "--impl=tests.fakes.broken.shaping:MarkerOffByOne",
+        "--impl=advisor_conformance._broken.shaping:MarkerOffByOne",
         "-q",
         f"--junitxml={xml}",
         "--hypothesis-profile=advisor-conformance-mutation",  # fewer drawn examples: statistics all the same

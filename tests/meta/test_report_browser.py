@@ -300,7 +300,7 @@ def test_three_real_runs_show_the_broken_rule_red(browser, tmp_path, progress):
         ("reference", "reference", []),
         (
             "broken",
-            "tests.fakes.broken.shaping:MarkerOffByOne",
+            "advisor_conformance._broken.shaping:MarkerOffByOne",
             [
                 "--hypothesis-profile=advisor-conformance-noshrink",
                 f"--impl-snapshots={ROOT / 'snapshots' / 'reference'}",

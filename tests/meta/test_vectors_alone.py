@@ -1,6 +1,6 @@
 """The golden vectors prove themselves: run alone, they catch the broken implementation of every rule they cover.
 
-Each broken implementation (``tests/fakes/broken``) whose rule some golden vector names runs against
+Each broken implementation (``advisor_conformance._broken``) whose rule some golden vector names runs against
 ``test_vectors.py`` only, restricted to the vectors that name its rule (one pytest session,
 ``tests/support/matrix.py``). A vector that names a rule but cannot tell an implementation that breaks it
 from the reference is a vector that pins nothing of that rule.
@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from advisor_conformance._broken import load_registry
 from advisor_conformance.vectors import load_all
 
-from ..fakes.broken import load_registry
 from ..support.matrix import REFERENCE_SNAPSHOTS, read_outcomes, run_matrix_session
 from ..support.runner import SUITE
 

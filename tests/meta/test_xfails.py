@@ -9,7 +9,7 @@ import pytest
 
 from ..support.runner import ROOT, SUITE, run_pytest
 
-BROKEN = "--impl=tests.fakes.broken.shaping:MarkerOffByOne"  # breaks elision.marker-format only
+BROKEN = "--impl=advisor_conformance._broken.shaping:MarkerOffByOne"  # breaks elision.marker-format only
 SELECT = [f"{SUITE}/elision/test_elision.py", "-q"]
 NODE = "elision/test_elision.py::test_marker_reports_the_true_length[1001]"
 

@@ -9,11 +9,10 @@ import unicodedata
 
 import pytest
 
+from advisor_conformance._broken.streams import read_events
 from advisor_conformance.carriage import JSON_RAW_TEXTS, KEY_ORDERS, NAME_TEXTS, TEXTS, where_changed
 from advisor_conformance.event_streams import EVENTS, FRAMINGS, Framing, frame
 from advisor_conformance.oracle import trim
-
-from ..fakes.broken.streams import read_events
 
 
 def test_each_carried_text_is_in_its_class():

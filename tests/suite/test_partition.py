@@ -128,7 +128,7 @@ def test_every_rule_lists_its_plausible_mistakes_and_the_tests_that_fail_them(ru
 
 def test_each_mistake_names_a_broken_implementation_that_exists():
     """A mistake that names the broken implementation showing it names one of the registry (its rule's)."""
-    from ..fakes.broken import load_entries
+    from advisor_conformance._broken import load_entries
 
     known = {entry.id: entry.rule for entry in load_entries()}
     wrong = [
@@ -142,7 +142,7 @@ def test_each_mistake_names_a_broken_implementation_that_exists():
 
 def test_every_broken_implementation_is_a_listed_mistake():
     """Each broken implementation (first or variant) is among the mistakes of its rule, so docs/rules.md shows it."""
-    from ..fakes.broken import load_entries
+    from advisor_conformance._broken import load_entries
 
     listed = {mistake.broken for mistakes in load_mistakes().values() for mistake in mistakes}
     missing = sorted(entry.id for entry in load_entries() if entry.id not in listed)

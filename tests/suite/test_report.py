@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from html.parser import HTMLParser
@@ -239,7 +240,7 @@ def test_failing_cell_data_holds_the_failing_tests_and_their_messages():
     """The page's data lists, for a failing cell, its failing test with the exact message."""
     _, data = parse(build(GOOD, BAD))
     entries = data["cells"][1]["alpha.one"]
-    assert [(data["nodes"][node], outcome) for node, outcome, _ in entries] == [("tests/test_a.py::one", "failed")]
+    assert [(data["nodes"][node], outcome) for node, outcome, *_ in entries] == [("tests/test_a.py::one", "failed")]
     assert data["messages"][entries[0][2]] == "[alpha.one] " + HOSTILE
     assert "alpha.one" not in data["cells"][0]  # a run where every test passed lists none
     assert data["rules"]["alpha.one"]["statement"] == "Alpha one holds."
@@ -464,3 +465,18 @@ def test_rule_report_with_a_lone_surrogate_is_valid_utf8_json(tmp_path):
     path = tmp_path / "report.json"
     write_report(path, report)
     assert json.loads(path.read_bytes().decode("utf-8")) == report
+
+
+def test_a_failing_test_shows_the_known_mistake_its_answer_matched():
+    """A failing test whose report carries a diagnosis lists, in its cell's data, the matched mistake with its rule
+    and where the difference was located; a test without one has none."""
+    bad = copy.deepcopy(BAD)
+    bad["tests"][0]["diagnosis"] = [
+        {"mistake": "alpha.one~late", "rule": "alpha.one", "also": [], "how": "counts one too many <b>", "op": "shape"}
+    ]
+    bad["tests"][0]["located_rules"] = ["alpha.one", "beta.three"]
+    _, data = parse(build(GOOD, bad))
+    (entry,) = data["cells"][1]["alpha.one"]
+    said = data["messages"][entry[3]]
+    assert "counts one too many <b>" in said and "alpha.one~late" in said and "beta.three" in said
+    assert all(test[3] == -1 for test in data["cells"][1]["alpha.two"])

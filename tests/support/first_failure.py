@@ -1,6 +1,6 @@
 """First-failure blame: what a user reads first when a run stops at its first failure (``pytest -x``).
 
-For each broken implementation (``tests/fakes/broken``: the reference with one rule broken) and each independently
+For each broken implementation (``advisor_conformance._broken``: the reference with one rule broken) and each independently
 written mistake (``tests/fakes/mistakes.py``), the suite runs in its shipped order (the catalogue's order of the
 rules, ``_plugin.order_by_catalogue``) until that implementation's first failure, as ``pytest -x --impl=IT`` would;
 the figure is how many of those first failures name the rule the implementation breaks (or one the same mistake
@@ -11,7 +11,12 @@ with ``--matrix-first-failure``), each on one worker in the run's order.
     python3 -m tests.support.first_failure --profile advisor-conformance-explicit   # the deterministic examples alone
     python3 -m tests.support.first_failure --only files.render-format FilesReversed  # some implementations
     python3 -m tests.support.first_failure --save FILE     # ... and keep the outcomes (JSON lines)
-    python3 -m tests.support.first_failure --outcomes FILE # judge the outcomes of an earlier run
+    python3 -m tests.support.first_failure --outcomes FILE # judge the outcomes of an earlier run (one of
+                                                           # `python3 -m tests.support.cross_rule --save FILE` too)
+
+It also counts the first failures that name the matching known mistake (the diagnosis, ``docs/blame.md``): for the
+catalogue's known mistakes (the goal: at least 90%), and apart, for the independently written mistakes, which the
+catalogue does not hold.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..fakes.broken import BrokenImplementation, load_registry
+from advisor_conformance._broken import BrokenImplementation, load_entries
+
 from ..fakes.mistakes import MISTAKES
 from .matrix import REFERENCE_SNAPSHOTS, run_matrix_session
 from .runner import SUITE
@@ -35,8 +41,13 @@ _RULE_NAMED = re.compile(r"\[([a-z][a-z0-9]*\.[a-z0-9-]+)(?:, [a-z][a-z0-9]*\.[a
 
 
 def entries() -> dict[str, BrokenImplementation]:
-    """Every implementation judged, by its matrix ID: the broken implementations by rule, the mistakes by name."""
-    return {**load_registry(), **MISTAKES}
+    """Every implementation judged, by its matrix ID: the catalogue's known mistakes (every rule's broken
+    implementation and the variants) by their IDs, the independently written mistakes by name."""
+    return {**{entry.id: entry for entry in load_entries()}, **MISTAKES}
+
+
+#: The share of the catalogue whose first failure must name the matching known mistake.
+MATCH_GOAL = 0.9
 
 
 @dataclass(frozen=True)
@@ -60,6 +71,18 @@ class Verdict:
     def only(self) -> bool:
         """... and names no rule the implementation keeps."""
         return self.named and set(self.blamed) <= {self.entry.rule, *self.entry.also}
+
+    @property
+    def diagnosis(self) -> list[dict[str, Any]]:
+        return list(self.first.get("diagnosis") or []) if self.first else []
+
+    @property
+    def matched(self) -> bool:
+        """The first failure names a known mistake of the rule the implementation breaks (or of what the same mistake
+        also breaks) as the one its answer is: for a known mistake of the catalogue, itself or one that answers
+        alike."""
+        allowed = {self.entry.rule, *self.entry.also}
+        return any(match.get("rule") in allowed for match in self.diagnosis)
 
     def line(self) -> str:
         if self.first is None:
@@ -94,14 +117,17 @@ def judge(outcomes: Path, ids: list[str] | None = None) -> list[Verdict]:
     """Each implementation's first failure (the failing outcome earliest in the run's order)."""
     known = entries()
     first: dict[str, dict[str, Any]] = {}
+    ran: set[str] = set()
     for line in outcomes.read_text(encoding="utf-8").splitlines():
         record = json.loads(line) if line else None
+        if record is not None:
+            ran.add(record["entry"])
         if record is None or record["outcome"] != "failed":
             continue
         seen = first.get(record["entry"])
         if seen is None or (record.get("position") or 0) < (seen.get("position") or 0):
             first[record["entry"]] = record
-    return [Verdict(key, known[key], first.get(key)) for key in (ids or list(known))]
+    return [Verdict(key, known[key], first.get(key)) for key in (ids or [key for key in known if key in ran])]
 
 
 def names_a_rule(message: str) -> bool:
@@ -123,13 +149,29 @@ def unnamed_failures(outcomes: Path) -> list[dict[str, Any]]:
 def summarise(verdicts: list[Verdict]) -> str:
     named = [verdict for verdict in verdicts if verdict.named]
     only = [verdict for verdict in named if verdict.only]
+    catalogue = [verdict for verdict in verdicts if verdict.id not in MISTAKES]
+    held_out = [verdict for verdict in verdicts if verdict.id in MISTAKES]
     lines = [
         f"implementations: {len(verdicts)}; first failure names the broken rule (or what the same mistake also "
         f"breaks): {len(named)}; of them naming no rule the implementation keeps: {len(only)}"
     ]
+    for label, group in (("the catalogue's known mistakes", catalogue), ("independently written mistakes", held_out)):
+        if group:
+            matched = sum(verdict.matched for verdict in group)
+            lines.append(
+                f"{label}: {len(group)}; first failure names the matching known mistake: {matched} "
+                f"({100 * matched / len(group):.1f}%)"
+            )
     lines += [f"  MISSED {verdict.line()}" for verdict in verdicts if not verdict.named]
     lines += [f"  also names a kept rule: {verdict.line()}" for verdict in named if not verdict.only]
+    lines += [f"  no matching mistake named: {verdict.line()}" for verdict in catalogue if not verdict.matched]
     return "\n".join(lines)
+
+
+def matched_share(verdicts: list[Verdict]) -> float:
+    """The share of the catalogue's known mistakes whose first failure names the matching known mistake."""
+    catalogue = [verdict for verdict in verdicts if verdict.id not in MISTAKES]
+    return sum(verdict.matched for verdict in catalogue) / len(catalogue) if catalogue else 1.0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,12 +196,13 @@ def main(argv: list[str] | None = None) -> int:
         out = args.outcomes or args.save or Path(tmp) / "outcomes.jsonl"
         if args.outcomes is None:
             run_matrix(out, ids, args.profile, timeout=args.timeout)
-        verdicts = judge(out, ids)
+        verdicts = judge(out, args.only if args.outcomes is not None else ids)
         silent = unnamed_failures(out)
     print(summarise(verdicts))
     for record in silent[:10]:
         print(f"  a failure names no rule: {record['entry']} {record['nodeid']}: {record['message'][:200]!r}")
-    return 0 if all(verdict.named for verdict in verdicts) and not silent else 1
+    good = all(verdict.named for verdict in verdicts) and matched_share(verdicts) >= MATCH_GOAL
+    return 0 if good and not silent else 1
 
 
 if __name__ == "__main__":

@@ -243,6 +243,8 @@ class _Writer:
             "when": report.when,
             "message": message[:_MESSAGE_LIMIT],
             "position": get_property(report, "matrix_position"),
+            "diagnosis": get_property(report, "diagnosis"),
+            "located_rules": get_property(report, "located_rules"),
         }
         self.out.write(json.dumps(record) + "\n")  # ASCII: no character splits a line
         self.out.flush()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +44,9 @@ class Implementation:
     #: While a conformance test runs: refuses, as a defect of the suite, a call the test does not declare it needs
     #: (:class:`~advisor_conformance._pytest_plugin.needs.Needs`).
     guard: Callable[[str, Mapping[str, Any]], None] | None = field(default=None, compare=False)
+    #: While a conformance test runs: its last calls, each ``(op, params, answer, seconds)``, for the diagnosis of a
+    #: failure by known mistakes (bounded: a deque with a maximum length).
+    journal: deque[tuple[str, Any, Any, float]] | None = field(default=None, compare=False)
 
     def __repr__(self) -> str:  # short: hypothesis prints it in every falsifying example
         return f"<implementation {self.name} ({self.target})>"
@@ -107,7 +112,10 @@ class Implementation:
         """Send one operation; the answer is checked against the operation's result schema."""
         if self.guard is not None:
             self.guard(op, params)
+        started = time.monotonic()
         answer = self.transport.call(op, params, **kwargs)
+        if self.journal is not None:
+            self.journal.append((op, params, answer, time.monotonic() - started))
         problems = schema_errors(f"{op}.result", answer)
         if problems:
             raise ContractError(

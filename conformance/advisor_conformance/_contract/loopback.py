@@ -219,6 +219,8 @@ class LoopbackProvider:
     server: BoundedServer
     script: list[Reply] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
+    #: the reply sent to each request received, in the same order (a failing test shows both: :func:`wire_trace`)
+    sent: list[Reply] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     count: int = 0
     kept_bytes: int = 0
@@ -233,6 +235,7 @@ class LoopbackProvider:
             self.script = list(replies)
             self.received = []
             self.count = self.kept_bytes = self.kept_values = 0
+            self.sent = []
         self.server.reset()
         return self
 
@@ -259,6 +262,7 @@ class LoopbackProvider:
             received = Received(request.method, request.path, {k.lower(): v for k, v in request.headers.items()}, body)
             with self.lock:
                 self.received.append(received)
+                self.sent.append(reply)
         else:
             self.server.record_overrun(
                 f"request {self.count} of the test, past the {MAX_KEPT_REQUESTS} requests, {MAX_KEPT_BYTES} bytes "
@@ -267,6 +271,44 @@ class LoopbackProvider:
         if reply.delay_s:
             time.sleep(reply.delay_s)
         return Response(reply.body, status=reply.status, content_type=reply.content_type)
+
+
+#: Request headers whose values are credentials: a trace shows that they were sent, never their values.
+CREDENTIAL_HEADERS = re.compile(r"authorization|api[-_]?key|cookie|token|secret|password", re.IGNORECASE)
+#: The most exchanges a trace shows, and the most characters of each body.
+TRACE_EXCHANGES = 6
+TRACE_BODY = 1500
+
+
+def wire_trace(provider: LoopbackProvider) -> str:
+    """What the loopback provider saw during a test, for its failure: each request received (method, path, headers
+    with credentials removed, body) and the reply sent to it (status, content type, body), bounded in number and
+    size."""
+    with provider.lock:
+        exchanges = list(zip(provider.received, [*provider.sent, *[None] * len(provider.received)], strict=False))
+    if not exchanges:
+        return "the loopback provider received no request"
+    lines = [f"the loopback provider received {len(exchanges)} request(s)"]
+    for index, (request, reply) in enumerate(exchanges[:TRACE_EXCHANGES]):
+        headers = {
+            name: "<credential removed>" if CREDENTIAL_HEADERS.search(name) else value
+            for name, value in sorted(request.headers.items())
+        }
+        body = request.body if isinstance(request.body, str) else json.dumps(request.body, ensure_ascii=False)
+        lines.append(f"request {index + 1}: {request.method} {request.path}")
+        lines.append(f"  headers: {_cut(json.dumps(headers, ensure_ascii=False))}")
+        lines.append(f"  body: {_cut(body)}")
+        if reply is not None:
+            delay = f", after {reply.delay_s} s" if reply.delay_s else ""
+            lines.append(f"reply {index + 1}: {reply.status} {reply.content_type}{delay}")
+            lines.append(f"  body: {_cut(reply.body)}")
+    if len(exchanges) > TRACE_EXCHANGES:
+        lines.append(f"… and {len(exchanges) - TRACE_EXCHANGES} more exchange(s)")
+    return "\n".join(lines)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= TRACE_BODY else text[:TRACE_BODY] + f"… ({len(text)} characters)"
 
 
 @contextmanager

@@ -7,6 +7,7 @@ ID) names the rule; a difference nothing explains is blamed on all the case's ru
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -44,6 +45,12 @@ DECLARED_RULES = {
 }
 
 
+#: Declared strings whose absence (the text departs where one begins and holds it nowhere) is the rule of where it
+#: stands rather than of its wording or layout: no in-flight block at all is inflight.label-at-head's, not the
+#: block's layout.
+PRESENCE_RULES = {"inflight_label": "inflight.label-at-head"}
+
+
 def declared_rule(diff: Difference, strings: Mapping[str, str] | None) -> str | None:
     """The rule of the declared string a text departs inside (its first character to just past its end). A string
     that departs at its first character but stands whole elsewhere in the text was moved, not reworded: the rules
@@ -66,7 +73,10 @@ def declared_rule(diff: Difference, strings: Mapping[str, str] | None) -> str | 
                     and diff.actual is not None
                     and diff.actual.startswith("```\n", diff.offset)
                 )
-                return None if moved or sent else rule
+                if moved or sent:
+                    return None
+                absent = diff.offset == start and (diff.actual is None or value not in diff.actual)
+                return PRESENCE_RULES.get(name, rule) if absent else rule
             start = diff.expected.find(value, start + 1)
     return None
 
@@ -129,6 +139,52 @@ def message_rules(case: Case) -> list[tuple[list[str | int], tuple[str, ...]]]:
     )
     out.append((["messages", -1], final or ("request.final-message-order",)))
     return out
+
+
+def _inputs_end_with_assistant(value: Any) -> bool:
+    """Whether a transcript or a snapshot of the case's input ends with an assistant message."""
+    if isinstance(value, dict):
+        return any(
+            (
+                name in ("transcript", "snapshot")
+                and isinstance(item, list)
+                and item
+                and isinstance(item[-1], dict)
+                and item[-1].get("role") == "assistant"
+            )
+            or _inputs_end_with_assistant(item)
+            for name, item in value.items()
+        )
+    if isinstance(value, list):
+        return any(_inputs_end_with_assistant(item) for item in value)
+    return False
+
+
+def unpaired_message_rules(case: Case, diff: Difference) -> tuple[str, ...] | None:
+    """The rule of the one message a request holds too many or lacks (the others pair up in order), by what that
+    message is: the trailing assistant message kept just before the final message is inflight.assistant-removed's;
+    a snapshot message missing is its flattening rule's (:func:`message_rules`), and when it is the last one kept,
+    also the in-flight rule of where it stands (an assistant message before a trailing one:
+    inflight.last-message-only; another role last: inflight.other-role-stays). None for other arrays or items."""
+    if not (diff.extra or diff.missing) or not diff.path or diff.path[-1][0] != "messages" or not diff.items:
+        return None
+    item = diff.items[0]
+    role = item.get("role") if isinstance(item, dict) else None
+    if diff.extra:
+        if diff.extra[0] == diff.size - 2 and role == "assistant" and _inputs_end_with_assistant(case.input):
+            return ("inflight.assistant-removed",)
+        return None
+    index = diff.missing[0]
+    if case.op != "shape" or not 0 < index < diff.size - 1:
+        return None
+    rendered = dict((tuple(steps), rules) for steps, rules in message_rules(case))
+    flatten = rendered.get(("messages", index))
+    if flatten is None:
+        return None
+    if index == diff.size - 2:
+        last = "inflight.last-message-only" if _inputs_end_with_assistant(case.input) else "inflight.other-role-stays"
+        return (last, *flatten)
+    return flatten
 
 
 def _line_at(text: str, offset: int) -> tuple[int, str]:
@@ -238,6 +294,40 @@ def _inside_arguments(diff: Difference) -> bool:
 _ARG_MARKER = re.compile(r"\u2026\[elided, \d+ bytes total\]")
 
 
+def _strings_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _strings_in(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings_in(item)]
+    return []
+
+
+def threshold_rule(diff: Difference) -> tuple[str, ...] | None:
+    """elision.threshold when the tool-call line the text departs on shows the threshold itself: it holds an argument
+    string over 1000 bytes of UTF-8 left whole although it has at most 1000 characters (the threshold counted in
+    characters), or a string of at most 1000 bytes elided (its marker's N is 1000 or less); None otherwise (a long
+    string left whole whatever its length is not told apart from a walk that misses it)."""
+    text = diff.whole if diff.whole is not None else diff.expected
+    at = diff.actual_offset if diff.actual_offset is not None else diff.offset
+    if text is None or diff.actual is None or at is None:
+        return None
+    call = TOOL_CALL_LINE.match(_line_at(diff.actual, min(at, len(diff.actual)))[1])
+    if call is None:
+        return None
+    try:
+        strings = _strings_in(json.loads(call["args"]))
+    except ValueError:
+        return None
+    for value in strings:
+        size = len(value.encode("utf-8", "surrogatepass"))
+        marker = re.search(r"\u2026\[elided, (\d+) bytes total\]$", value)
+        if (size > 1000 and len(value) <= 1000 and marker is None) or (marker and int(marker[1]) <= 1000):
+            return ("elision.threshold",)
+    return None
+
+
 def marker_rule(diff: Difference) -> tuple[str, ...] | None:
     """elision.marker-format when the text departs inside the elision marker of a tool-call argument (past its first
     character: a departure there is where the cut ends, the cut's business); None otherwise. A file's marker is not
@@ -304,7 +394,7 @@ def attribute(
         if _shows_call_id(diff, ids):
             out[diff] = ("flatten.call-ids-hidden",)
             continue
-        separator = separator_rule(diff) or marker_rule(diff)
+        separator = threshold_rule(diff) or separator_rule(diff) or marker_rule(diff)
         if separator is not None:
             out[diff] = separator
             continue
@@ -318,6 +408,10 @@ def attribute(
             continue
         if diff.rules:
             out[diff] = diff.rules
+            continue
+        unpaired = unpaired_message_rules(case, diff)
+        if unpaired is not None:
+            out[diff] = unpaired
             continue
         best = max(
             ((len(steps), rules) for steps, rules in parsed if covers(steps, diff.path)),

@@ -49,6 +49,12 @@ class Difference:
     actual: str | None = field(default=None, compare=False)  # the text found (a declared string moved elsewhere)
     actual_offset: int | None = field(default=None, compare=False)  # where in ``actual`` it departs, when known
     whole: str | None = field(default=None, compare=False)  # the whole expected text (the segments joined)
+    #: for arrays of different lengths, when the others pair up in order: the answer's items too many and the
+    #: expected items missing (indices), and the items themselves
+    extra: tuple[int, ...] = field(default=(), compare=False)
+    missing: tuple[int, ...] = field(default=(), compare=False)
+    items: tuple[Any, ...] = field(default=(), compare=False)  # the extra items, then the missing ones
+    size: int = field(default=0, compare=False)  # the length of the longer array
 
     @property
     def where(self) -> str:
@@ -132,7 +138,28 @@ def differences(
         if not isinstance(actual, list):
             return [Difference(path, f"expected an array of {len(expected)} items, got {_show(actual)}")]
         if len(actual) != len(expected):
-            return [Difference(path, f"expected {len(expected)} items, got {len(actual)}")]
+            options: dict[str, Any] = {"exact_args": exact_args, "keys": keys, "strings": strings, "contents": contents}
+            located = _one_unpaired(expected, actual, options)
+            if located is None:
+                return [Difference(path, f"expected {len(expected)} items, got {len(actual)}")]
+            left, changed = located
+            extra = len(actual) > len(expected)
+            item = actual[left] if extra else expected[left]
+            found = [
+                Difference(
+                    path,
+                    f"expected {len(expected)} items, got {len(actual)}: "
+                    + (f"the answer's item {left} is one too many" if extra else f"the expected item {left} is missing")
+                    + f" ({_show(item)})",
+                    extra=(left,) if extra else (),
+                    missing=() if extra else (left,),
+                    items=(item,),
+                    size=max(len(expected), len(actual)),
+                )
+            ]
+            for i, j in changed:  # the other items, paired in order, that differ too
+                found.extend(differences(expected[i], actual[j], path=(*path, (i, len(expected))), **options))
+            return found
         found = []
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
             found.extend(
@@ -162,15 +189,14 @@ def differences(
     if isinstance(expected, str) and isinstance(actual, str) and not exact_args:
         expected, actual = canonical_tool_calls(expected), canonical_tool_calls(actual)
     if isinstance(expected, str) and isinstance(actual, str) and "\ue000" in expected and strings is not None:
-        from ..shaping import Deduped, match_parts
+        from ..shaping import Deduped
 
         pieces = SLOT.split(expected)  # literal, path, literal, path, ..., literal
         parts: list[str | Deduped] = [
             piece if index % 2 == 0 else Deduped(piece, (contents or {}).get(piece, ""))
             for index, piece in enumerate(pieces)
         ]
-        problem = match_parts(actual, [part for part in parts if part != ""], strings)
-        return [Difference(path, problem)] if problem else []
+        return _slotted(actual, [part for part in parts if part != ""], strings, path)
     if expected != actual or type(expected) is not type(actual):
         if isinstance(expected, str) and isinstance(actual, str):
             offset = next(
@@ -191,6 +217,63 @@ def differences(
             ]
         return [Difference(path, f"expected {_show(expected)}, got {_show(actual)}")]
     return []
+
+
+#: The longest arrays for which :func:`_one_unpaired` looks for the one item too many or missing.
+_PAIRING_LIMIT = 64
+
+
+def _one_unpaired(
+    expected: list[Any], actual: list[Any], options: dict[str, Any]
+) -> tuple[int, list[tuple[int, int]]] | None:
+    """For arrays whose lengths differ by one: the index of the one item of the longer array that, left out, pairs
+    the others in order with the fewest differing pairs (each pair ``(expected index, actual index)`` that still
+    differs is returned); None when the arrays are too long, no item stands out (several leave the same fewest
+    differing pairs and are not the same item), or most pairs would still differ."""
+    longer, shorter = (actual, expected) if len(actual) > len(expected) else (expected, actual)
+    if len(longer) - len(shorter) != 1 or len(longer) > _PAIRING_LIMIT:
+        return None
+
+    def same(want: Any, got: Any) -> bool:
+        return not differences(want, got, **{**options, "keys": dict(options["keys"])})
+
+    def unlike(i: int, j: int) -> bool:  # not even the same kind of item: another type, other keys, another role
+        want, got = expected[i], actual[j]
+        if isinstance(want, dict) and isinstance(got, dict):
+            return set(want) != set(got) or want.get("role") != got.get("role")
+        return type(want) is not type(got)
+
+    scored: list[tuple[tuple[int, int], int, list[tuple[int, int]]]] = []
+    for left in range(len(longer)):
+        rest = [index for index in range(len(longer)) if index != left]
+        pairs = [(rest[k], k) if longer is expected else (k, rest[k]) for k in range(len(shorter))]
+        changed = [(i, j) for i, j in pairs if not same(expected[i], actual[j])]
+        scored.append(((len(changed), sum(unlike(i, j) for i, j in changed)), left, changed))
+    fewest = min(score for score, _, _ in scored)
+    best = [(left, changed) for score, left, changed in scored if score == fewest]
+    if 2 * fewest[0] > len(shorter):
+        return None
+    if any(not same(longer[left], longer[best[0][0]]) for left, _ in best[1:]):
+        return None  # two different items would do: which one is too many (or missing) cannot be told
+    return best[-1]
+
+
+def _slotted(
+    actual: str, parts: list[Any], strings: Mapping[str, str], path: tuple[tuple[str | int, int], ...]
+) -> list[Difference]:
+    """A text with deduped files' slots in it (no layout declared): where it departs, and when that is inside a
+    deduped block whose content was left out, the block's own rule (dedupe.notice); a file sent whole there, or a
+    departure elsewhere, is left to the pins (the dedupe decision, the frame of the text around it)."""
+    from ..shaping import Deduped, locate_departure_at
+
+    found = locate_departure_at(actual, parts, strings)
+    if found is None:
+        return []
+    index, what, _ = found
+    part = parts[min(index, len(parts) - 1)] if parts else None
+    sent = isinstance(part, Deduped) and part.content and f"File: {part.path}\n```\n{part.content}" in actual
+    rules = ("dedupe.notice",) if isinstance(part, Deduped) and index < len(parts) and not sent else ()
+    return [Difference(path, what, rules)]
 
 
 def _permutation(expected: list[Any], actual: list[Any], **options: Any) -> list[int] | None:

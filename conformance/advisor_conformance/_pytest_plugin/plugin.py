@@ -37,6 +37,7 @@ from ..catalogue import load_catalogue
 from ..checks import RuleViolation, SnapshotReview
 from . import collect as _collect
 from . import commands as _commands
+from . import explain as _explain
 from . import markers as _markers
 from . import needs as _needs
 from . import settings as _settings
@@ -368,6 +369,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
         crash = getattr(report.longrepr, "reprcrash", None)
         first = crash.message if crash is not None else f"{type(error).__name__}: {error}"
         _set_message(report, f"[{', '.join(rules)}] {first}")
+    if report.failed and error is not None:
+        failed_rules = _diagnose(item, report, rules, failed_rules)
     if report.failed:
         command = rerun_command(item)
         if command:
@@ -379,6 +382,41 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
             report.outcome = "passed"
             put_property(report, "should_failed", True)
     return report
+
+
+def _diagnose(item: pytest.Item, report: pytest.TestReport, rules: list[str], failed_rules: list[str]) -> list[str]:
+    """The blame of a failed test once its calls have been replayed through the known mistakes of the rules in
+    question (:mod:`._explain`): narrowed to a matching mistake's rule, the message saying so, when that leaves the
+    verdict as it is."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is None:
+        return failed_rules
+    verdict = functools.partial(_verdict, item)
+    blamed, message = _explain.explain(
+        item,
+        report,
+        _explain.implementation_of(item, item.config.stash.get(IMPLEMENTATION, None)),
+        rules,
+        failed_rules,
+        _without_rules(crash.message),
+        lambda narrowed: verdict(narrowed) == verdict(failed_rules),
+    )
+    if blamed != failed_rules or get_property(report, "diagnosis") is not None:
+        report.user_properties[:] = [(key, value) for key, value in report.user_properties if key != "failed_rules"]
+        put_property(report, "failed_rules", blamed)
+        _set_message(report, message)
+    return blamed
+
+
+def _verdict(item: pytest.Item, blamed: list[str]) -> tuple[bool, bool]:
+    """What decides a failed test's outcome besides failing: whether only `should` rules are blamed (a warning in a
+    run that is not strict), and whether an entry of the xfails file covers the blame."""
+    catalogue = load_catalogue()
+    should = not strict_should(item.config) and all(
+        rule in catalogue and catalogue[rule].level == "should" for rule in blamed
+    )
+    expectation = item.stash.get(_xfails.ITEM, None)
+    return should, expectation is not None and expectation.covering(blamed) is not None
 
 
 def blame_of(violation: RuleViolation, rules: list[str], declared: Iterable[str]) -> tuple[list[str], list[str]]:
@@ -611,10 +649,15 @@ def pytest_runtest_call(item: pytest.Item):
     if implementation is None or not is_conformance_item(item):
         return (yield)
     implementation.guard = _needs.guard(item)
+    used = _explain.implementation_of(item, implementation)
+    if used is not None:
+        _explain.journal_on(item, used)
     try:
         return (yield)
     finally:
         implementation.guard = None
+        if used is not None:
+            _explain.journal_off(used)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

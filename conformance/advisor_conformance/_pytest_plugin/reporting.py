@@ -32,7 +32,7 @@ The JSON report (``--rule-report FILE``; format 1)::
      "rules": [{"id", "area", "level", "tag", "outcome", "tests", "passed", "failed", "warned", "xfailed",
                 "skipped", "elsewhere", "changed", "not recorded"}],
      "tests": [{"nodeid", "rules", "outcome", "message"?, "failed_rules"?, "checked_rules"?, "unknown_rules"?,
-                "accept"?}],
+                "accept"?, "diagnosis"?, "located_rules"?, "wire"?}],
      "snapshots": {"changed": [node IDs], "not recorded": [node IDs], "accept": command},
      "unknown_rules": {rule ID: [node IDs]},
      "collected": {rule ID: [node IDs]}}
@@ -209,7 +209,7 @@ class RuleTally:
             if failed is not None and outcome != "passed":
                 entry["failed_rules"] = failed
                 entry["checked_rules"] = _property(report, "checked_rules") or []
-            for name in ("unknown_rules", "accept", "accept_all"):
+            for name in ("unknown_rules", "accept", "accept_all", "diagnosis", "located_rules", "wire"):
                 value = get_property(report, name)
                 if value is not None and outcome != "passed":
                     entry[name] = value

@@ -119,6 +119,7 @@
       box.dataset.outcome = test[1];
       box.appendChild(badge(test[1]));
       box.appendChild(el("code", "nodeid", d.nodes[test[0]]));
+      if (test[3] >= 0) { box.appendChild(el("p", "diagnosis", d.messages[test[3]])); }
       if (test[2] >= 0) { box.appendChild(el("pre", "message", d.messages[test[2]])); }
       nodes.push(box);
     });

@@ -162,7 +162,9 @@ def _cap_messages(messages: list[str]) -> tuple[list[str], int]:
 
 
 def _cell_tests(run: Run, nodes: _Strings, messages: _Strings) -> dict[str, list[list[Any]]]:
-    """Per rule, the tests of ``run`` that did not pass: [node index, outcome, message index or -1]."""
+    """Per rule, the tests of ``run`` that did not pass: [node index, outcome, message index or -1, diagnosis index
+    or -1] (the diagnosis: the known mistakes the implementation's answer matched, and where the difference was
+    located before the blame was narrowed to them)."""
     by_rule: dict[str, list[list[Any]]] = {}
     tests = sorted(
         (test for test in run.tests if test["outcome"] != "passed"),
@@ -171,6 +173,8 @@ def _cell_tests(run: Run, nodes: _Strings, messages: _Strings) -> dict[str, list
     for test in tests:
         message = clean_text(test.get("message", ""))
         node, text = nodes.add(clean_text(test["nodeid"])), messages.add(message) if message else -1
+        said = diagnosis_text(test)
+        known = messages.add(said) if said else -1
         verdicts = attributed_outcomes(test)
         # a rule of the test that got no verdict from it: a snapshot to review (listed under its rules, blaming none),
         # or a failure blamed on other rules first (the rule was not checked past it)
@@ -178,8 +182,25 @@ def _cell_tests(run: Run, nodes: _Strings, messages: _Strings) -> dict[str, list
         verdicts.update({rule: unchecked for rule in map(clean_text, test.get("rules", [])) if rule not in verdicts})
         for rule_id, outcome in verdicts.items():
             if outcome != "passed":  # a test that failed another of its rules passed this one
-                by_rule.setdefault(rule_id, []).append([node, outcome, text])
+                by_rule.setdefault(rule_id, []).append([node, outcome, text, known])
     return by_rule
+
+
+def diagnosis_text(test: dict[str, Any]) -> str:
+    """A test's diagnosis in words: each known mistake its answer matched (with its rule), and the rules the
+    difference was located at; empty without one."""
+    matches = [match for match in test.get("diagnosis") or [] if isinstance(match, dict)]
+    if not matches:
+        return ""
+    said = "; ".join(
+        f"{clean_text(str(match.get('how', '')))} (rule {clean_text(str(match.get('rule', '')))}, known mistake "
+        f"{clean_text(str(match.get('mistake', '')))})"
+        for match in matches[:3]
+    )
+    located = [clean_text(str(rule)) for rule in test.get("located_rules") or []]
+    return f"Your answer is what an implementation gives that {said}." + (
+        f" The difference itself was located at: {', '.join(located)}." if located else ""
+    )
 
 
 #: A rule row's counts, in the order the page's data holds them (the script reads them by position).

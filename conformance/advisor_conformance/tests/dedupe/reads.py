@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from advisor_conformance import oracle
-from advisor_conformance.checks import check
+from advisor_conformance.checks import check, violation
 from advisor_conformance.shaping import Deduped, check_segments, file_param, file_segments, match_parts, params
 
 from ..common.shaped import files_part_of as _files_part
@@ -33,12 +33,29 @@ def _assert_deduped(impl, strings, request, rule, path=PATH, data=CONTENT, other
     """The files part is the deduped block of ``path`` (its layout the implementation's), then ``others`` whole."""
     got = _files_part(impl, strings, request, rule)
     # Sent whole, the file was not deduped: the rule's. Any other departure is the deduped block's layout's or
-    # the following files'.
+    # the following files'. The notice is checked first: a block without it may be a deduped block that lacks it.
+    if got.startswith(oracle.file_block(path, data)):
+        _check_notice_first(impl, strings, got, path, data, request)
     check(not got.startswith(oracle.file_block(path, data)), rule,
           "the file was sent whole though the snapshot holds a matching full read", input=request, actual=got)
     segments: list[tuple[Any, Any]] = [(Deduped(path, data.decode("utf-8", "replace")), "dedupe.notice"),
                 *(segment for p, d in others for segment in file_segments(p, d, "files.render-format"))]
     check_segments(got, segments, strings, "the file was not deduped as the declared block", input=request)
+
+
+def _check_notice_first(impl, strings, got, path, data, request):
+    """A block that reads as the file sent whole but lacks the declared notice, for content too blank to tell (an
+    empty file sent whole and a deduped block without its notice can be the same text): a file with content and its
+    full read decides. Deduped there (its content left out), the implementation dedupes and its block lacks the
+    notice: dedupe.notice's, not the dedupe decision's."""
+    __tracebackhide__ = True
+    if data.strip() or strings["deduped_file_notice"] in got:
+        return
+    control = params(_transcript(_read(path, CONTENT)), files=[file_param(path, CONTENT)])
+    if not _files_part(impl, strings, control, "dedupe.full-read-match").startswith(oracle.file_block(path, CONTENT)):
+        raise violation("dedupe.notice", "the block of this file, whose content is blank, lacks the declared notice: it "
+                        "reads as the file sent whole, but a file with content and its full read is deduped, so this "
+                        "is a deduped block without its notice", input=[request, control], actual=got)
 
 
 def _assert_sent(impl, strings, request, rule, data=CONTENT, path=PATH, sent=None, shown=None):

@@ -38,6 +38,8 @@ def _elision_control(impl, arguments):
     _, parsed = rendered_arguments(impl, {"s": long[0]}, "elision.byte-cut")
     data = long[0].encode("utf-8")
     cut = parsed.get("s") if isinstance(parsed, dict) else parsed
+    check(cut != long[0], "elision.threshold", f"a string of {len(data)} bytes ({len(long[0])} characters) was left "
+          "whole", input={"s": long[0]})
     check_segments(str(cut), [(oracle.go_decode(data[:oracle.ARG_LIMIT]), "elision.byte-cut"),
                               (oracle.marker(len(data)), "elision.marker-format")], {},
                    "the long string is not its first 1000 bytes and the marker", input={"s": long[0]})

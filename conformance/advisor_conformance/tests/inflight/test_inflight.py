@@ -11,6 +11,7 @@ from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.shaping import (
     body,
+    check_in_flight_block,
     check_kept_count,
     check_last_message_stays,
     check_segments,
@@ -173,6 +174,7 @@ def test_text_of_characters_outside_gos_space_set_is_not_blank(impl, strings, ed
     transcript = [{"role": "user", "content": "fix it"}, _in_flight(f" {edge}\n")]
     request = params(transcript)
     got = final(shape(impl, request, "inflight.empty-dropped"))
+    check_in_flight_block(impl, strings, got, "inflight.empty-dropped", input=request)
     check(got.startswith(strings["inflight_label"]), "inflight.empty-dropped",
           f"no in-flight block found: the trailing message does not open with the declared label, though the "
           f"text {edge!r} is not blank to Go", input=request, actual=got)
@@ -196,6 +198,7 @@ def test_label_opens_the_final_message(impl, strings, text, question):
     transcript = [{"role": "user", "content": "fix it"}, _in_flight(text)]
     request = params(transcript, question=question)
     got = final(shape(impl, request, "inflight.label-at-head"))
+    check_in_flight_block(impl, strings, got, "inflight.empty-dropped", input=request)
     check(got.startswith(strings["inflight_label"]), "inflight.label-at-head",
           "the trailing message does not open with the declared in-flight label", input=request, actual=got)
     check(oracle.trim(text) in got, "inflight.label-at-head", "the in-flight text is not in the trailing message",
@@ -211,6 +214,7 @@ def test_in_flight_block_comes_before_the_files_and_the_question(impl, strings, 
     request = params([USER, _in_flight("  next I rewrite parse()\n")], question=question,
                      files=[file_param("parse.go", source), file_param("notes.md", b"todo\n")])
     got = final(shape(impl, request, "inflight.label-at-head"))
+    check_in_flight_block(impl, strings, got, "inflight.empty-dropped", input=request)
     check(got.startswith(strings["inflight_label"]), "inflight.label-at-head",
           "the trailing message does not open with the declared in-flight label", input=request, actual=got)
     block = f"{strings['inflight_label']}\nnext I rewrite parse()\n\n"
@@ -243,6 +247,7 @@ def test_block_is_label_newline_trimmed_text_blank_line(impl, strings, text, pad
     transcript = [{"role": "user", "content": "fix it"}, _in_flight(pad + text + pad)]
     request = params(transcript)
     got = final(shape(impl, request, "inflight.block-layout"))
+    check_in_flight_block(impl, strings, got, "inflight.empty-dropped", input=request)
     check_segments(got, [(f"{strings['inflight_label']}\n{oracle.trim(pad + text + pad)}\n\n", "inflight.block-layout"),
                          (strings["guidance_request"], "request.guidance-request")], strings,
                    "the in-flight block is not label, newline, trimmed text, blank line", input=request)
@@ -256,6 +261,7 @@ def test_characters_outside_gos_space_set_stay_in_the_block(impl, strings, edge)
     transcript = [{"role": "user", "content": "fix it"}, _in_flight(f" {text}\n")]
     request = params(transcript)
     got = final(shape(impl, request, "inflight.block-layout"))
+    check_in_flight_block(impl, strings, got, "inflight.empty-dropped", input=request)
     check(got.startswith(strings["inflight_label"]), "inflight.label-at-head", "no in-flight block found: the trailing "
           "message does not open with the declared label", input=request, actual=got)
     check_segments(got, [(f"{strings['inflight_label']}\n{text}\n\n", "inflight.block-layout"),

@@ -10,7 +10,7 @@ import pytest
 
 from advisor_conformance.carriage import TEXTS
 from advisor_conformance.checks import check
-from advisor_conformance.shaping import final, params, shape
+from advisor_conformance.shaping import check_in_flight_block, final, params, shape
 
 from ..common.carriage import ASK, CLASSES, _carried, _head_and_rest
 
@@ -21,6 +21,7 @@ def test_in_flight_text_is_carried_byte_for_byte_inside_its_trim(impl, strings, 
     """The in-flight text loses its surrounding white space and nothing else."""
     request = params([*ASK, {"role": "assistant", "content": f"\n {TEXTS[name]} \n"}])
     got = final(shape(impl, request, "inflight.block-layout"))
+    check_in_flight_block(impl, strings, got, "inflight.empty-dropped", input=request)
     rest = _head_and_rest(got, strings["inflight_label"] + "\n", "inflight.block-layout", "the in-flight block",
                           request)
     text, blank, _ = rest.partition("\n\n" + strings["guidance_request"])

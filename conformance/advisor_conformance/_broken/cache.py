@@ -3,7 +3,7 @@
 :class:`BreakpointsFromTheStart` is the registered broken implementation of ``breakpoints.cache-efficiency``.
 :class:`QuestionBeforeSnapshot` and :class:`FreshKeyPerCall` are not registered (they break rules that have
 broken implementations of their own: the request's shape, the cache-key store); they are two of the mistakes whose
-loss ``advisor-conformance cache-sim --impl tests.fakes.broken.cache:NAME`` measures, as it does for
+loss ``advisor-conformance cache-sim --impl advisor_conformance._broken.cache:NAME`` measures, as it does for
 ``shaping:InFlightLeftInTranscript``, ``wire:BreakpointSpacing16``, ``wire:FinalMessageMarked`` and
 ``runtime:StoreKeyIgnored`` (a fresh key per handler, so per turn).
 """

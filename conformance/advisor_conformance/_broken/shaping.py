@@ -49,6 +49,15 @@ class ThresholdInclusive(RequestBuilder):
         return super().elide_argument_string(text)
 
 
+@breaks("elision.threshold", variant="characters")
+class ThresholdInCharacters(RequestBuilder):
+    """the threshold counts characters, not bytes: a string of more than 1000 bytes but at most 1000 characters is
+    left whole (longer ones are cut by bytes, as they should be)"""
+
+    def elide_argument_string(self, text):
+        return text if len(text) <= 1000 else super().elide_argument_string(text)
+
+
 @breaks("elision.byte-cut")
 class CutByCharacters(RequestBuilder):
     """the cut keeps 1000 characters instead of 1000 bytes"""

@@ -1,4 +1,9 @@
-"""Broken implementations: for every rule of the catalogue, the reference with exactly that rule broken.
+"""Broken implementations, the catalogue of known mistakes: for every rule, the reference with exactly that rule
+broken.
+
+They ship with the suite: when a conformance test fails, the suite replays its input through the known mistakes of
+the rules in question and names the one whose answer is the implementation's (``_judging.diagnosis``). They import
+only the reference's public API, which ships in the same wheel.
 
 Each is an adapter class registered with :func:`breaks`, saying which rule it
 breaks and how a real implementation gets it wrong. ``tests/meta/test_broken.py``
@@ -9,7 +14,7 @@ implementation fails the coverage test there.
 The adapters live by area: :mod:`.shaping` (transcript, request, flatten,
 elision), :mod:`.final` (files, question), :mod:`.context` (dedupe, inflight), :mod:`.runtime` (tool,
 workspace, handler), :mod:`.budget` (budget, transport) and :mod:`.wire` (wire, streaming,
-breakpoints).
+breakpoints); :mod:`.features` holds implementations that predate one newer feature of the spec.
 
 A rule may have more broken implementations than its first: each further one is a *variant*
 (``@breaks(rule, how, variant="...")``), another plausible way to get the same rule wrong, such as
@@ -45,7 +50,7 @@ class BrokenImplementation:
 
 REGISTRY: dict[str, BrokenImplementation] = {}
 VARIANTS: dict[str, BrokenImplementation] = {}
-MODULES = ("shaping", "final", "context", "runtime", "budget", "wire", "cache", "carriage", "streams")
+MODULES = ("shaping", "final", "context", "runtime", "budget", "wire", "cache", "carriage", "streams", "features")
 
 
 def reference_with(part: type) -> type[ReferenceAdapter]:
