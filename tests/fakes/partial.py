@@ -77,8 +77,7 @@ class HttpUnanswered(ReferenceAdapter):
 
 class HttpWithoutStreamingAlwaysStreams(ReferenceAdapter):
     """Offers http without declaring streaming, and streams every call (the broken AlwaysStreams): a handler test over
-    HTTP fails, and its failure is blamed on the handler's rule, never on a streaming rule, an area it does not
-    declare."""
+    HTTP, which relies on the streaming rules to send and read the call, is skipped naming streaming, never failed."""
 
     name = "partial-advisor"
 
@@ -91,3 +90,47 @@ class HttpWithoutStreamingAlwaysStreams(ReferenceAdapter):
     def describe(self, params=None):
         answer = super().describe(params or {})
         return {**answer, "areas": _without(answer["areas"], "streaming", "wire"), "capabilities": {"http": True}}
+
+
+def _unsupported(what):
+    return {"error": {"code": "unsupported_op", "message": f"no {what}"}}
+
+
+class OneProvider(ReferenceAdapter):
+    """Speaks Anthropic only, as many ports do: declares it (and every area), answers unsupported_op to an encode for
+    another provider and to a call over HTTP to another (its tests of the others must be skipped, naming them)."""
+
+    name = "partial-advisor"
+    speaks = ("anthropic",)
+
+    def describe(self, params=None):
+        return {**super().describe(params or {}), "providers": list(self.speaks)}
+
+    def encode(self, params):
+        if isinstance(params, dict) and params.get("provider") not in self.speaks:
+            return _unsupported(f"{params.get('provider')} encoding")
+        return super().encode(params)
+
+    def scenario(self, params):
+        http = (params.get("runtime") or {}).get("http_provider") if isinstance(params, dict) else None
+        if isinstance(http, dict) and http.get("kind") not in self.speaks:
+            return _unsupported(f"{http.get('kind')} client")
+        return super().scenario(params)
+
+
+class CodexDeclaredNotEncoded(OneProvider):
+    """Declares all three providers (by saying nothing) but speaks Anthropic and OpenAI only: codex is declared but
+    absent."""
+
+    speaks = ("anthropic", "openai")
+
+    def describe(self, params=None):
+        answer = super().describe(params)
+        del answer["providers"]
+        return answer
+
+
+class BreakpointsWithoutAnthropic(OneProvider):
+    """Declares every area, breakpoints included, but only the provider openai (breakpoints are Anthropic's)."""
+
+    speaks = ("openai",)

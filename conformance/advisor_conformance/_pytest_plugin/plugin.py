@@ -32,7 +32,7 @@ from _advisor_conformance_pytestplugin import (
 )
 
 from .._contract.implementation import Implementation, TargetError, load_target
-from .._contract.protocol import AREA_OPERATIONS, CAPABILITIES
+from .._contract.protocol import AREA_OPERATIONS, CAPABILITIES, PROVIDERS
 from .._paths import RUN_INI, TESTS_DIR
 from ..catalogue import load_catalogue
 from ..checks import RuleViolation, SnapshotReview
@@ -161,8 +161,9 @@ def check_areas(implementation: Implementation) -> None:
 
 
 def check_capabilities(implementation: Implementation) -> None:
-    """Refuse, before any test runs, a declared area whose capability describe declines (streaming without http), and
-    an offered capability whose probe is answered unsupported_op."""
+    """Refuse, before any test runs, a declared area whose capability describe declines (streaming without http), an
+    offered capability whose probe is answered unsupported_op, a declared area whose tests speak to providers none of
+    which is declared, and a declared provider that its probes show absent."""
     _refuse(
         f"{implementation.name} declares areas whose capabilities its describe declines (leave the area out, or "
         "offer the capability)",
@@ -177,6 +178,23 @@ def check_capabilities(implementation: Implementation) -> None:
         [
             f"{name} ({CAPABILITIES[name]}): the probe was answered unsupported_op"
             for name in implementation.missing_capabilities()
+        ],
+    )
+    _refuse(
+        f"{implementation.name} declares areas whose tests speak to providers it does not declare (declare the "
+        "providers it speaks in describe's providers, or leave the area out)",
+        [
+            f"{area} needs one of the providers {', '.join(names)}; declared: "
+            f"{', '.join(implementation.providers) or '(none)'}"
+            for area, names in implementation.without_providers().items()
+        ],
+    )
+    _refuse(
+        f"{implementation.name} declares providers it does not speak (leave them out of describe's providers)",
+        [
+            f"{name} ({PROVIDERS[name]}): declared but absent: {' and '.join(probes)} for it answered unsupported_op "
+            "or refused the provider"
+            for name, probes in implementation.missing_providers().items()
         ],
     )
 
@@ -205,7 +223,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         f"advisor-conformance {__version__}, catalogue {catalogue}: implementation under test: {d['name']} "
         f"{d['version']} ({d['language']}), from {config.stash[ORIGIN]}",
         f"advisor-conformance: declared areas: {', '.join(d.get('areas', [])) or '(none)'}; capabilities: "
-        f"{', '.join(sorted(implementation.capabilities)) or '(none)'}",
+        f"{', '.join(sorted(implementation.capabilities)) or '(none)'}; providers: "
+        f"{', '.join(implementation.providers) or '(none)'}",
     ]
     if d.get("catalogue") and d["catalogue"] != catalogue:
         lines.append(
