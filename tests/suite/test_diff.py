@@ -302,10 +302,10 @@ def test_an_area_one_does_not_declare_is_not_drawn(reference, area, op):
     """Against an implementation that gets an area's rules wrong and does not declare it (the files, Anthropic's
     breakpoints), diff finds no divergence; declaring the area, the same implementation diverges."""
     undeclared_pair = (reference, implementation(undeclared.without(area)()))
-    outcome = _diff.search(op, undeclared_pair, examples=20)
-    assert outcome.skipped is None and outcome.inputs == 40 and outcome.divergence is None, outcome.to_json()
+    outcome = _diff.search(op, undeclared_pair, examples=10)
+    assert outcome.skipped is None and outcome.inputs == 10 and outcome.divergence is None, outcome.to_json()
     declared_pair = (reference, implementation(undeclared.broken([area], AREAS, f"declaring-{area}")()))
-    assert _diff.search(op, declared_pair, examples=20).divergence is not None
+    assert _diff.search(op, declared_pair, examples=10).divergence is not None
 
 
 def test_encode_draws_only_the_providers_both_declare(reference):

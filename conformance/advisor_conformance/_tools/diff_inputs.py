@@ -62,6 +62,8 @@ def _transcripts(scope: Scope, max_size: int) -> st.SearchStrategy[list[dict[str
     """Drawn transcripts; plain ones unless both declare flattening and elision."""
     drawn = strategies.transcripts(max_size=max_size)
     return drawn if scope.areas >= _TOOL_CALL_AREAS else drawn.map(_plain)
+
+
 _STORE_KEY = "fedcba9876543210fedcba9876543210"
 
 # Strategies are built once (a recursive strategy costs more to build than to draw from).
