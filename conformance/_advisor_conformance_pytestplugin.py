@@ -23,7 +23,9 @@ from _pytest.config.findpaths import load_config_dict_from_file, locate_config
 ENVIRONMENT_VARIABLE = "ADVISOR_CONFORMANCE_IMPL"
 #: Every environment variable of the suite; another ``ADVISOR_CONFORMANCE_*`` is a usage error naming these (a
 #: misspelt ``ADVISOR_CONFORMANCE_IMP`` would otherwise leave the run to the configuration or the reference).
-KNOWN_VARIABLES = (ENVIRONMENT_VARIABLE,)
+#: ``ADVISOR_CONFORMANCE_DIAGNOSIS=0`` turns off the diagnosis of failures by the known mistakes (see
+#: :mod:`advisor_conformance._pytest_plugin.explain`).
+KNOWN_VARIABLES = (ENVIRONMENT_VARIABLE, "ADVISOR_CONFORMANCE_DIAGNOSIS")
 PREFIX = "ADVISOR_CONFORMANCE_"
 #: The pytest configuration of `advisor-conformance run`, which names the reference when nothing else does: under
 #: it, the project's own settings are read from the configuration file nearest the directory the run starts in.

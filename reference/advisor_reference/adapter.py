@@ -120,6 +120,7 @@ class ReferenceAdapter:
             "protocol": PROTOCOL_VERSION,
             "areas": list(AREAS),
             "strings": self.builder.strings.to_json(),
+            "providers": list(PROVIDER_KINDS),
             # rules: flatten.args-json-origin-encoding, workspace.confinement
             "options": {"args_json": "origin", "confinement": True},
             # runtime.home_dir names what ~ stands for in blocked paths (rule: workspace.path-policy)

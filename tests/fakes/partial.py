@@ -44,7 +44,14 @@ class OperationsOnly(ReferenceAdapter):
             setattr(self, op, None)
 
     def describe(self, params=None):
-        return {**super().describe(params or {}), "areas": self.areas}
+        from advisor_conformance._contract.protocol import capability_probe
+
+        answer = super().describe(params or {})
+        capabilities = {
+            name: bool(offered) and capability_probe(name, "http://127.0.0.1:9")[0] in self.kept
+            for name, offered in answer.get("capabilities", {}).items()
+        }
+        return {**answer, "areas": self.areas, "capabilities": capabilities}
 
 
 def _without(areas, *left_out):
@@ -77,8 +84,7 @@ class HttpUnanswered(ReferenceAdapter):
 
 class HttpWithoutStreamingAlwaysStreams(ReferenceAdapter):
     """Offers http without declaring streaming, and streams every call (the broken AlwaysStreams): a handler test over
-    HTTP fails, and its failure is blamed on the handler's rule, never on a streaming rule, an area it does not
-    declare."""
+    HTTP, which relies on the streaming rules to send and read the call, is skipped naming streaming, never failed."""
 
     name = "partial-advisor"
 
@@ -118,3 +124,47 @@ class BeforeHomeDir(ReferenceAdapter):
         if isinstance(params, dict) and "home_dir" in (params.get("runtime") or {}):
             return {"error": {"code": "invalid_input", "message": "unknown field home_dir", "at": "runtime.home_dir"}}
         return super().scenario(params)
+
+
+def _unsupported(what):
+    return {"error": {"code": "unsupported_op", "message": f"no {what}"}}
+
+
+class OneProvider(ReferenceAdapter):
+    """Speaks Anthropic only, as many ports do: declares it (and every area), answers unsupported_op to an encode for
+    another provider and to a call over HTTP to another (its tests of the others must be skipped, naming them)."""
+
+    name = "partial-advisor"
+    speaks = ("anthropic",)
+
+    def describe(self, params=None):
+        return {**super().describe(params or {}), "providers": list(self.speaks)}
+
+    def encode(self, params):
+        if isinstance(params, dict) and params.get("provider") not in self.speaks:
+            return _unsupported(f"{params.get('provider')} encoding")
+        return super().encode(params)
+
+    def scenario(self, params):
+        http = (params.get("runtime") or {}).get("http_provider") if isinstance(params, dict) else None
+        if isinstance(http, dict) and http.get("kind") not in self.speaks:
+            return _unsupported(f"{http.get('kind')} client")
+        return super().scenario(params)
+
+
+class CodexDeclaredNotEncoded(OneProvider):
+    """Declares all three providers (by saying nothing) but speaks Anthropic and OpenAI only: codex is declared but
+    absent."""
+
+    speaks = ("anthropic", "openai")
+
+    def describe(self, params=None):
+        answer = super().describe(params)
+        del answer["providers"]
+        return answer
+
+
+class BreakpointsWithoutAnthropic(OneProvider):
+    """Declares every area, breakpoints included, but only the provider openai (breakpoints are Anthropic's)."""
+
+    speaks = ("openai",)

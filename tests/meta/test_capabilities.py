@@ -1,6 +1,6 @@
-"""Capabilities and per-test needs, through real runs: declining black-box HTTP skips what goes over HTTP, naming
-it; a declared capability that is not there, or declined under an area that needs it, stops the run first; a failure
-is never blamed on a rule of an area the implementation does not declare."""
+"""Capabilities, providers and per-test needs, through real runs: declining black-box HTTP skips what goes over HTTP,
+naming it; a test over HTTP needs streaming; an implementation of one provider gets the others' tests skipped; a
+declared capability or provider that is not there, or an area declared without what it needs, stops the run first."""
 
 from __future__ import annotations
 
@@ -18,12 +18,22 @@ from ..support.runner import SUITE, run_pytest
         ("StreamingWithoutHttp", ["streaming", "http"]),
         ("HttpUnanswered", ["http", "unsupported_op"]),
         ("HomeDirUnanswered", ["home_dir", "unsupported_op"]),
+        ("CodexDeclaredNotEncoded", ["codex", "absent", "encode", "HTTP"]),
+        ("BreakpointsWithoutAnthropic", ["breakpoints", "anthropic"]),
     ],
-    ids=["declined-under-streaming", "offered-but-unanswered", "home-dir-offered-but-unanswered"],
+    ids=[
+        "declined-under-streaming",
+        "offered-but-unanswered",
+        "home-dir-offered-but-unanswered",
+        "provider-declared-but-absent",
+        "area-without-provider",
+    ],
 )
 def test_a_capability_declined_under_its_area_or_not_answered_stops_the_run_first(target, named):
-    """Declaring streaming while describe declines http, or offering http when its probe is answered unsupported_op,
-    is one usage error before any test (the start-of-run check, in process), naming what is wrong."""
+    """Declaring streaming while describe declines http, offering http when its probe is answered unsupported_op,
+    declaring a provider that an encode for it and a call over HTTP to it answer unsupported_op, or declaring
+    breakpoints without the provider anthropic, is one usage error before any test (the start-of-run check, in
+    process), naming what is wrong."""
     implementation = load_target(f"tests.fakes.partial:{target}")
     with pytest.raises(pytest.UsageError) as refused:
         check_areas(implementation)
@@ -61,10 +71,10 @@ def test_an_implementation_written_before_home_dir_has_the_tilde_tests_skipped()
     ), tests[:3]
 
 
-def test_a_failure_is_not_blamed_on_an_area_that_is_not_declared():
-    """An implementation that offers http without declaring streaming, and streams every call, fails a handler test
-    over HTTP on the handler's rule: the streaming rule its control names is of an undeclared area, and its row stays
-    skipped."""
+def test_a_test_over_http_is_skipped_naming_streaming_when_it_is_not_declared():
+    """An implementation that offers http without declaring streaming, and streams every call, gets the handler's
+    tests over HTTP skipped, naming the area streaming (a call over HTTP is sent and read by its rules): none fails,
+    and no rule of streaming is shown failed."""
     run = run_pytest(
         f"{SUITE}/handler/test_handler_notes.py",
         "--impl=tests.fakes.partial:HttpWithoutStreamingAlwaysStreams",
@@ -72,11 +82,36 @@ def test_a_failure_is_not_blamed_on_an_area_that_is_not_declared():
         "-k",
         "test_answer_over_http_is_trimmed",
     )
-    assert run.report is not None, run.stdout[-2000:] + run.stderr[-2000:]
-    failed = run.failed_tests()
-    assert failed and all(test["failed_rules"] == ["handler.note-trimmed"] for test in failed), failed[:2]
+    assert run.returncode == 0 and run.report is not None, run.stdout[-2000:] + run.stderr[-2000:]
+    tests = run.report["tests"]
+    assert tests and all(test["outcome"] == "skipped" and "area(s) streaming" in test["message"] for test in tests), (
+        tests[:2]
+    )
     rows = {row["id"]: row["outcome"] for row in run.report["rules"]}
-    assert rows["handler.note-trimmed"] == "failed", rows["handler.note-trimmed"]
     assert all(outcome in ("skipped", "no tests") for rule, outcome in rows.items() if rule.startswith("streaming.")), {
         rule: outcome for rule, outcome in rows.items() if rule.startswith("streaming.")
     }
+
+
+def test_an_implementation_of_one_provider_gets_that_provider_tested_and_the_others_skipped():
+    """An implementation that declares only the provider anthropic (and wire and streaming) passes the Anthropic
+    encoding and stream-reading tests, and every test of OpenAI or Codex is skipped, naming the provider."""
+    run = run_pytest(
+        f"{SUITE}/wire/test_wire.py",
+        f"{SUITE}/streaming/test_streaming.py",
+        "--impl=tests.fakes.partial:OneProvider",
+        "--hypothesis-profile=advisor-conformance-explicit",
+        "-q",
+        "-k",
+        "endpoint_and_json_body or anthropic_version_header or one_plain_call or streams_only or stream_required_means",
+    )
+    assert run.returncode == 0 and run.report is not None, run.stdout[-2000:] + run.stderr[-2000:]
+    tests = run.report["tests"]
+    others = [test for test in tests if test["outcome"] == "skipped" and "provider" in test["message"]]
+    assert {"provider openai", "provider codex"} <= {
+        f"provider {name}" for test in others for name in ("openai", "codex") if f"provider {name}" in test["message"]
+    }, others[:3]
+    assert not [test for test in others if "provider anthropic" in test["message"]], others[:3]
+    ran = {test["nodeid"].split("::")[0].rsplit("/", 1)[1] for test in tests if test["outcome"] == "passed"}
+    assert ran == {"test_wire.py", "test_streaming.py"}, ran
+    assert all(test["outcome"] in ("passed", "skipped") for test in tests), run.failed_tests()[:2]

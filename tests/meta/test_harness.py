@@ -14,7 +14,7 @@ import time
 import pytest
 
 from advisor_conformance import ContractError
-from advisor_conformance._contract.protocol import AREA_OPERATIONS, CAPABILITIES
+from advisor_conformance._contract.protocol import AREA_OPERATIONS, CAPABILITIES, PROVIDERS
 from advisor_conformance._contract.transport import SubprocessTransport
 
 from ..support.matrix import read_outcomes, run_matrix_session
@@ -30,8 +30,8 @@ SELECTION = [
     "no:randomly",
 ]
 # Before any test the suite sends one probe per operation the declared areas need (the reference declares them all),
-# and one per capability they offer.
-PROBES = len({op for ops in AREA_OPERATIONS.values() for op in ops}) + len(CAPABILITIES)
+# one per capability they offer, and two per declared provider (an encode for it, a call over HTTP to it).
+PROBES = len({op for ops in AREA_OPERATIONS.values() for op in ops}) + len(CAPABILITIES) + 2 * len(PROVIDERS)
 
 
 @pytest.mark.slow

@@ -39,8 +39,8 @@ def _assert_error(error, code, at):
 
 
 def test_describe():
-    """describe names the reference, its version, language, protocol, areas, strings, options, the capability
-    home_dir and the catalogue it was checked against (the current one)."""
+    """describe names the reference, its version, language, protocol, areas, strings, the providers it speaks (all
+    three), options, the capability home_dir and the catalogue it was checked against (the current one)."""
     version = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]["version"]
     described = ReferenceAdapter().describe()
     assert described == {
@@ -50,6 +50,7 @@ def test_describe():
         "protocol": 1,
         "areas": list(AREAS),
         "strings": REFERENCE_STRINGS.to_json(),
+        "providers": ["anthropic", "openai", "codex"],
         "options": {"args_json": "origin", "confinement": True},
         "capabilities": {"home_dir": True},
         "catalogue": load_catalogue().version,

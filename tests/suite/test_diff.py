@@ -1,4 +1,5 @@
-"""Differential testing (``advisor-conformance diff``) in process: what it finds, how it shrinks, what is open."""
+"""Differential testing (``advisor-conformance diff``) in process: what it finds, how it shrinks, what is open, and
+that it draws only from what both implementations declare."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from advisor_conformance._contract.implementation import Implementation
 from advisor_conformance._contract.transport import InProcessTransport
 from advisor_conformance._tools import diff as _diff
 from advisor_reference import RequestBuilder, elide_text
-from advisor_reference.adapter import ReferenceAdapter
+from advisor_reference.adapter import AREAS, ReferenceAdapter
 
+from ..fakes import undeclared
 from ..fakes.alternative import AlternativeAdapter
+from ..fakes.partial import OneProvider
 
 
 class QuestionSingleNewline(ReferenceAdapter):
@@ -292,3 +295,49 @@ def test_an_empty_user_message_may_be_left_out_or_given_text_on_the_anthropic_wi
     assert paths("encode", left_out, given_text, params) == []
     dropped = anthropic([block("user", "first"), block("user", "(empty)", marked=True), block("user", "advise")])
     assert paths("encode", left_out, dropped, params) != []
+
+
+@pytest.mark.parametrize("area, op", [("files", "shape"), ("breakpoints", "encode")])
+def test_an_area_one_does_not_declare_is_not_drawn(reference, area, op):
+    """Against an implementation that gets an area's rules wrong and does not declare it (the files, Anthropic's
+    breakpoints), diff finds no divergence; declaring the area, the same implementation diverges."""
+    undeclared_pair = (reference, implementation(undeclared.without(area)()))
+    outcome = _diff.search(op, undeclared_pair, examples=10)
+    assert outcome.skipped is None and outcome.inputs == 10 and outcome.divergence is None, outcome.to_json()
+    declared_pair = (reference, implementation(undeclared.broken([area], AREAS, f"declaring-{area}")()))
+    assert _diff.search(op, declared_pair, examples=10).divergence is not None
+
+
+def test_encode_draws_only_the_providers_both_declare(reference):
+    """Against an implementation of Anthropic alone (it answers unsupported_op for the others), every drawn encode is
+    for Anthropic, and none diverges."""
+    drawn = []
+    pair = (reference, implementation(OneProvider()))
+    original = _diff.compare
+
+    def compare(op, params, implementations):
+        drawn.append(params["provider"])
+        return original(op, params, implementations)
+
+    _diff.compare = compare
+    try:
+        outcome = _diff.search("encode", pair, examples=30)
+    finally:
+        _diff.compare = original
+    assert outcome.divergence is None and set(drawn) == {"anthropic"}, (outcome.to_json(), set(drawn))
+
+
+class ShapeAreasOnly(ReferenceAdapter):
+    """The reference, declaring the areas of shape alone."""
+
+    name = "shape-areas-only"
+
+    def describe(self, params=None):
+        return {**super().describe(params), "areas": ["transcript", "request", "flatten", "elision"]}
+
+
+@pytest.mark.parametrize("op", ["encode", "scenario"])
+def test_an_operation_of_no_area_both_declare_is_skipped_naming_it(reference, op):
+    """An operation whose areas the two do not both declare is not searched: its outcome is skipped, naming it."""
+    outcome = _diff.search(op, (reference, implementation(ShapeAreasOnly())), examples=10)
+    assert outcome.inputs == 0 and outcome.skipped is not None and op in outcome.skipped, outcome.to_json()

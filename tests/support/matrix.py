@@ -5,7 +5,9 @@ ordinary ``--impl=reference`` run of the suite. ``FILE`` is a JSON list of
 ``{"id", "target", "rules"}``: each implementation (an ``--impl`` target)
 runs the conformance tests that carry one of its ``rules`` (every test when
 ``rules`` is null); an optional ``"modules"`` (test module file names) keeps it to
-the tests of those modules. Instead of one pytest process per implementation (a
+the tests of those modules. A test whose needs (``_pytest_plugin.needs``) an
+implementation does not declare is skipped for it, naming what is missing, as in a
+run of that implementation alone. Instead of one pytest process per implementation (a
 second or two of start-up and collection each), the suite is collected once
 and each test function is parametrized over the implementations it applies
 to: the ``impl`` fixture of the conformance tests is overridden by direct
@@ -40,6 +42,7 @@ from typing import Any
 import pytest
 
 from advisor_conformance._contract.implementation import Implementation, load_target
+from advisor_conformance._pytest_plugin.needs import NEEDS, skip_unless_met
 from advisor_conformance._pytest_plugin.plugin import catalogue_key
 from advisor_conformance._pytest_plugin.reporting import get_property, put_property
 
@@ -193,6 +196,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             drop.append(item)
             continue
         put_property(item, "matrix_entry", entry["id"])
+        needs = item.stash.get(NEEDS, None)
+        if needs is not None:  # the suite's plugin judged the needs against the session's implementation, not this one
+            skip_unless_met(item, needs, loaded[entry["id"]])
         keep.append(item)
     if drop:
         config.hook.pytest_deselected(items=drop)

@@ -15,12 +15,15 @@ from .._bounded import excerpt
 from .protocol import (
     AREA_CAPABILITIES,
     AREA_OPERATIONS,
+    AREA_PROVIDERS,
     CAPABILITIES,
     OPTION_DEFAULTS,
-    PROBES,
+    PROVIDER_FIELDS,
+    PROVIDERS,
     Adapter,
     ContractError,
     capability_probe,
+    operation_probe,
     schema_errors,
 )
 from .transport import InProcessTransport, SubprocessTransport, Transport
@@ -88,6 +91,25 @@ class Implementation:
             if declined & set(AREA_CAPABILITIES.get(area, ()))
         }
 
+    @property
+    def providers(self) -> list[str]:
+        """The providers the implementation speaks: those describe declares, all of them when it says nothing (in
+        the protocol's order)."""
+        declared = self.description.get("providers")
+        return [name for name in PROVIDERS if declared is None or name in declared]
+
+    def _probe_provider(self) -> str:
+        """The provider a probe speaks to: the first declared (the areas that need one are refused without)."""
+        return (self.providers or list(PROVIDERS))[0]
+
+    def without_providers(self) -> dict[str, list[str]]:
+        """The declared areas whose tests speak to providers none of which is declared, each with those providers."""
+        return {
+            area: list(AREA_PROVIDERS[area])
+            for area in sorted(self.areas)
+            if area in AREA_PROVIDERS and not set(AREA_PROVIDERS[area]) & set(self.providers)
+        }
+
     def missing_capabilities(self) -> list[str]:
         """The offered capabilities whose probe (:func:`~.protocol.capability_probe`) is answered unsupported_op, as a
         whole or for its one call (any other answer, even a wrong one, is left to the tests)."""
@@ -95,18 +117,39 @@ class Implementation:
 
         missing = []
         for capability in sorted(self.capabilities):
-            op, params = capability_probe(capability, refused_url())
-            try:
-                answer = self.transport.call(op, params)
-            except ContractError:
-                continue
-            if _unsupported(answer) or (
-                isinstance(answer, dict)
-                and isinstance(answer.get("calls"), list)
-                and any(_unsupported(outcome) for outcome in answer["calls"])
-            ):
+            op, params = capability_probe(capability, refused_url(), self._probe_provider())
+            if self._absent(op, params):
                 missing.append(capability)
         return missing
+
+    def missing_providers(self) -> dict[str, list[str]]:
+        """The declared providers that their probes show absent, each with the probes: an encode for it (when a
+        declared area's tests encode) and a call over HTTP to it (when http is offered), answered unsupported_op or
+        refusing the provider as invalid input (any other answer, even a wrong one, is left to the tests)."""
+        from .loopback import refused_url
+
+        encodes = any("encode" in AREA_OPERATIONS.get(area, ()) for area in self.areas)
+        missing: dict[str, list[str]] = {}
+        for provider in self.providers:
+            probes = [("encode", "encode", operation_probe("encode", provider))] if encodes else []
+            if "http" in self.capabilities:
+                probes.append(("a call over HTTP", *capability_probe("http", refused_url(), provider)))
+            for label, op, params in probes:
+                if self._absent(op, params, PROVIDER_FIELDS[op]):
+                    missing.setdefault(provider, []).append(label)
+        return missing
+
+    def _absent(self, op: str, params: dict[str, Any], field: str | None = None) -> bool:
+        """Whether a probe's answer shows what it needs absent: unsupported_op (as a whole, or for a call of a
+        scenario), or, with ``field``, an invalid_input error at that field."""
+        try:
+            answer = self.transport.call(op, params)
+        except ContractError:
+            return False  # it answered, badly: the tests will say how
+        outcomes = [answer]
+        if isinstance(answer, dict) and isinstance(answer.get("calls"), list):
+            outcomes += answer["calls"]
+        return any(_unsupported(outcome) or (field is not None and _refused(outcome, field)) for outcome in outcomes)
 
     def call(self, op: str, params: Mapping[str, Any], **kwargs: Any) -> dict[str, Any]:
         """Send one operation; the answer is checked against the operation's result schema."""
@@ -141,7 +184,7 @@ class Implementation:
         missing = set()
         for op in sorted(needed):
             try:
-                answer = self.transport.call(op, PROBES[op])
+                answer = self.transport.call(op, operation_probe(op, self._probe_provider()))
             except ContractError:
                 continue  # it answered, badly: the tests will say how
             if _unsupported(answer):
@@ -159,6 +202,16 @@ def _unsupported(answer: Any) -> bool:
         isinstance(answer, dict)
         and isinstance(answer.get("error"), dict)
         and answer["error"].get("code") == "unsupported_op"
+    )
+
+
+def _refused(answer: Any, field: str) -> bool:
+    """Whether an answer is the error invalid_input at ``field``."""
+    return (
+        isinstance(answer, dict)
+        and isinstance(answer.get("error"), dict)
+        and answer["error"].get("code") == "invalid_input"
+        and answer["error"].get("at") == field
     )
 
 

@@ -6,7 +6,8 @@ returns one JSON object; a failure the spec calls an error is answered as
 ``{"error": {"code": ..., "message": ..., "at": ...}}``, never raised. The
 operations and their JSON Schemas are in ``schema/protocol-v1.json``:
 
-``describe``         ``{}`` → name, version, language, protocol, areas, declared strings, options, capabilities.
+``describe``         ``{}`` → name, version, language, protocol, areas, declared strings, options, capabilities,
+                     providers.
 ``shape``            a snapshot, a question and loaded files → the messages of the advisor request.
 ``tool_definition``  ``{}`` → the advisor tool as offered to the model (name, description, input schema).
 ``scenario``         a runtime, a working directory and a script of calls (main or child agent, turn,
@@ -114,19 +115,46 @@ CAPABILITIES: dict[str, str] = {
 #: declining one that a declared area needs stops the run before any test (every test of streaming goes over HTTP).
 AREA_CAPABILITIES: dict[str, tuple[str, ...]] = {"streaming": ("http",)}
 
+#: The providers describe may declare (``providers``: the ones the implementation speaks, all three when it says
+#: nothing), with what each is. A test that speaks to one (an ``encode`` for it, a call over HTTP to it: a ``needs``
+#: marker or its ``provider`` parameter, :mod:`advisor_conformance._pytest_plugin.needs`) is skipped when it is not
+#: declared.
+PROVIDERS: dict[str, str] = {
+    "anthropic": "the Anthropic Messages API",
+    "openai": "OpenAI chat completions",
+    "codex": "the Responses API of Codex",
+}
 
-def capability_probe(capability: str, refused_url: str) -> tuple[str, dict[str, Any]]:
+#: The providers the tests of an area speak: an implementation that declares the area declares at least one of them
+#: (breakpoints are Anthropic's), or the run stops before any test.
+AREA_PROVIDERS: dict[str, tuple[str, ...]] = {
+    "wire": tuple(PROVIDERS),
+    "streaming": tuple(PROVIDERS),
+    "breakpoints": ("anthropic",),
+}
+
+#: Where each probe names the provider: an answer refusing the value there as invalid input shows it absent.
+PROVIDER_FIELDS = {"encode": "provider", "scenario": "runtime.http_provider.kind"}
+
+
+def operation_probe(op: str, provider: str = "anthropic") -> dict[str, Any]:
+    """The small valid call of ``op`` (:data:`PROBES`); an encode is for ``provider``."""
+    return {**PROBES[op], "provider": provider} if op == "encode" else PROBES[op]
+
+
+def capability_probe(capability: str, refused_url: str, provider: str = "openai") -> tuple[str, dict[str, Any]]:
     """A small call that needs ``capability``: an implementation without it answers unsupported_op; one with it
     answers anything else. The http probe sends one call to ``refused_url``, a loopback address where nothing
-    listens, so an implementation with an HTTP client fails that call at once (a provider_error). The home_dir probe
-    is the scenario probe with a home directory (the root, which every system has) and ``~`` blocked."""
+    listens, as ``provider`` would be called, so an implementation with an HTTP client fails that call at once (a
+    provider_error). The home_dir probe is the scenario probe with a home directory (the root, which every system
+    has) and ``~`` blocked."""
     if capability == "home_dir":
         return "scenario", {**PROBES["scenario"], "runtime": {"home_dir": "/", "blocked_paths": ["~"]}}
     if capability != "http":
         raise KeyError(capability)
     call = {**PROBES["scenario"]["steps"][0]["call"], "provider": []}
     return "scenario", {
-        "runtime": {"http_provider": {"kind": "openai", "base_url": refused_url, "timeout_ms": 2000}},
+        "runtime": {"http_provider": {"kind": provider, "base_url": refused_url, "timeout_ms": 2000}},
         "steps": [{"call": call}],
     }
 
@@ -154,7 +182,7 @@ class Adapter(Protocol):
     """
 
     def describe(self, params: dict[str, Any]) -> dict[str, Any]:
-        """``{}`` → name, version, language, protocol, areas, declared strings, options, capabilities."""
+        """``{}`` → name, version, language, protocol, areas, declared strings, options, capabilities, providers."""
         ...
 
     def shape(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,7 @@ from _advisor_conformance_pytestplugin import (
 )
 
 from .._contract.implementation import Implementation, TargetError, load_target
-from .._contract.protocol import AREA_OPERATIONS, CAPABILITIES
+from .._contract.protocol import AREA_OPERATIONS, CAPABILITIES, PROVIDERS
 from .._outputs import unwritable
 from .._paths import TESTS_DIR
 from ..catalogue import load_catalogue
@@ -219,8 +219,9 @@ def check_areas(implementation: Implementation) -> None:
 
 
 def check_capabilities(implementation: Implementation) -> None:
-    """Refuse, before any test runs, a declared area whose capability describe declines (streaming without http), and
-    an offered capability whose probe is answered unsupported_op."""
+    """Refuse, before any test runs, a declared area whose capability describe declines (streaming without http), an
+    offered capability whose probe is answered unsupported_op, a declared area whose tests speak to providers none of
+    which is declared, and a declared provider that its probes show absent."""
     _refuse(
         f"{implementation.name} declares areas whose capabilities its describe declines (leave the area out, or "
         "offer the capability)",
@@ -235,6 +236,23 @@ def check_capabilities(implementation: Implementation) -> None:
         [
             f"{name} ({CAPABILITIES[name]}): the probe was answered unsupported_op"
             for name in implementation.missing_capabilities()
+        ],
+    )
+    _refuse(
+        f"{implementation.name} declares areas whose tests speak to providers it does not declare (declare the "
+        "providers it speaks in describe's providers, or leave the area out)",
+        [
+            f"{area} needs one of the providers {', '.join(names)}; declared: "
+            f"{', '.join(implementation.providers) or '(none)'}"
+            for area, names in implementation.without_providers().items()
+        ],
+    )
+    _refuse(
+        f"{implementation.name} declares providers it does not speak (leave them out of describe's providers)",
+        [
+            f"{name} ({PROVIDERS[name]}): declared but absent: {' and '.join(probes)} for it answered unsupported_op "
+            "or refused the provider"
+            for name, probes in implementation.missing_providers().items()
         ],
     )
 
@@ -273,7 +291,8 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     catalogue = load_catalogue().version
     lines = [
         f"advisor-conformance: declared areas: {', '.join(d.get('areas', [])) or '(none)'}; capabilities: "
-        f"{', '.join(sorted(implementation.capabilities)) or '(none)'}",
+        f"{', '.join(sorted(implementation.capabilities)) or '(none)'}; providers: "
+        f"{', '.join(implementation.providers) or '(none)'}",
     ]
     if d.get("catalogue") and d["catalogue"] != catalogue:
         lines.append(

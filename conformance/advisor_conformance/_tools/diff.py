@@ -13,7 +13,14 @@ report).
 A run is reproducible: the same seed draws the same inputs (``database=None``, ``@seed``), so a divergence
 found in CI is found again on a laptop with the same command.
 
-What is drawn, per operation:
+What is drawn comes from what both implementations declare (:class:`.diff_inputs.Scope`): an operation is searched
+only when both declare an area of it (shape: transcript, request, flatten, elision, files, question, dedupe or
+inflight; encode: wire, for the providers both declare; scenario: tool, workspace, handler, budget or transport),
+and within it a part of the input is drawn only when both declare its area (files, the read of a file that dedupe
+judges, the question, the message in flight, tool calls and long arguments: flatten and elision, a workspace, tool
+lists and malformed tool inputs: tool, caps and children: budget, sessions and cache-key stores: transport, failed
+provider calls and a missing snapshot: handler); Anthropic's cache breakpoints are compared only when both declare
+breakpoints. What is drawn, per operation, when both declare everything:
 
 * ``shape``: a transcript (:func:`strategies.transcripts`), a question (:func:`strategies.questions`, or
   none), up to 9 files (:func:`strategies.files`, as :func:`shaping.file_param`: the whole file, or as the
@@ -49,7 +56,7 @@ from .._bounded import abbreviate
 from .._contract.implementation import Implementation
 from .._contract.protocol import ContractError
 from ..workspace import workspace
-from .diff_inputs import strategy_for
+from .diff_inputs import Scope, strategy_for
 from .diff_open import TEMPLATES, diverging, strings_in
 
 OPERATIONS = ("shape", "encode", "scenario")
@@ -173,19 +180,22 @@ _PROBES: dict[str, dict[str, Any]] = {
 }
 
 
-def _unsupported(op: str, pair: Sequence[Implementation]) -> str | None:
+def _unsupported(op: str, pair: tuple[Implementation, Implementation]) -> str | None:
+    probe = _PROBES[op]
+    if op == "encode":  # for a provider both speak (undeclared returned first when there is none)
+        probe = {**probe, "provider": Scope.of(pair).providers[0]}
     for impl in pair:
-        answer = _answer(impl, op, _PROBES[op])
+        answer = _answer(impl, op, probe)
         if isinstance(answer, dict) and answer.get("error", {}).get("code") == "unsupported_op":
             return f"{impl.name} does not answer {op}"
     return None
 
 
 def search(op: str, pair: tuple[Implementation, Implementation], *, examples: int, seed: int = 0) -> Outcome:
-    """Draw up to ``examples`` inputs of ``op``; the first divergence, shrunk, or none."""
+    """Draw up to ``examples`` inputs of ``op`` from what both declare; the first divergence, shrunk, or none."""
     outcome = Outcome(op)
     started = time.monotonic()
-    outcome.skipped = _unsupported(op, pair)
+    outcome.skipped = Scope.of(pair).undeclared(op, pair) or _unsupported(op, pair)
     if outcome.skipped:
         return outcome
     declared = {text for impl in pair for name, text in impl.strings.items() if text and name not in TEMPLATES}

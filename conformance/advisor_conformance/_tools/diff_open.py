@@ -59,11 +59,15 @@ def diverging(
        empty answer's note, the token-limit note alone or after the no-content note, becomes the note alone.
     10. **A store without a key for the slot `advisor`** (transport.cache-key-store): it may give none or mint one
        on first use, so every cache key of such a scenario becomes ``{{store_or_fresh_key}}``.
+    11. **Anthropic's cache breakpoints**, when one of the two does not declare the area breakpoints: the
+       ``cache_control`` markers of the system and message blocks are dropped on both sides.
     """
     (a, b), (da, db) = answers, descriptions
     known = set(strings_in(params))
     if op == "encode" and params.get("provider") == "anthropic":
         a, b = _anthropic_open(params.get("request") or {}, a, b)
+        if not all("breakpoints" in d.get("areas", ()) for d in descriptions):
+            a, b = (_without_breakpoints(answer) for answer in (a, b))
     out = []
     for answer, described in ((a, da), (b, db)):
         strings = described.get("strings", {})
@@ -316,3 +320,21 @@ def _unmarked(body: dict[str, Any]) -> dict[str, Any]:
         return message
 
     return {**body, "messages": [strip(m) for m in body["messages"]]}
+
+
+def _without_breakpoints(answer: Any) -> Any:
+    """An Anthropic encoding without its cache_control markers (system and message blocks)."""
+    if not isinstance(answer, dict) or not isinstance(answer.get("body"), dict):
+        return answer
+    body = answer["body"]
+    if isinstance(body.get("messages"), list):
+        body = _unmarked(body)
+    if isinstance(body.get("system"), list):
+        body = {
+            **body,
+            "system": [
+                {k: v for k, v in block.items() if k != "cache_control"} if isinstance(block, dict) else block
+                for block in body["system"]
+            ],
+        }
+    return {**answer, "body": body}

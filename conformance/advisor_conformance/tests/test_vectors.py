@@ -15,10 +15,15 @@ CASES = list(load_all())
 
 
 def _param(case):
-    """A vector with its rules, and the declared options it needs (its `requires`)."""
+    """A vector with its rules, the declared options it needs (its `requires`), the provider it encodes for, and for a
+    scenario the areas of the provider requests' fields."""
     marks = [pytest.mark.rule(id=rule_id) for rule_id in case.rules]
     if case.requires:
         marks.append(pytest.mark.needs(options=dict(case.requires)))
+    if case.op == "encode" and isinstance(case.input, dict) and isinstance(case.input.get("provider"), str):
+        marks.append(pytest.mark.needs(providers=[case.input["provider"]]))
+    if case.op == "scenario":  # every provider request is compared whole: its messages, its sessions and cache key
+        marks.append(pytest.mark.needs(areas=["handler", "transport"]))
     return pytest.param(case, id=case.key, marks=marks)
 
 

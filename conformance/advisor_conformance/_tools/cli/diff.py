@@ -13,7 +13,9 @@ NAME = "diff"
 ORDER = 70
 HELP = "draw inputs, send them to two implementations, and show the first (shrunk) input they answer differently"
 DESCRIPTION = """\
-Differential testing: draw inputs for shape, encode and scenario from the suite's hypothesis strategies, send
+Differential testing: draw inputs for shape, encode and scenario from the suite's hypothesis strategies (only
+from the areas and providers both implementations declare: an operation of no area both declare is skipped, and
+files, a question, tool calls, a workspace, caps or sessions are drawn only when both declare their area), send
 each to both implementations, and compare the two answers modulo what the spec leaves open: the declared
 strings, a deduped file's layout, <args-json> as a JSON value (unless both declare args_json: origin), fresh
 cache keys, error messages (errors compare by code and at), the Anthropic thinking budget (enabled, at least

@@ -26,6 +26,8 @@ from .marks import (
     tail_positions,
 )
 
+pytestmark = pytest.mark.needs(providers=["anthropic"])  # every body here is encoded for Anthropic
+
 ONE_HOUR = {"type": "ephemeral", "ttl": "1h"}
 
 

@@ -20,6 +20,8 @@ from .marks import (
     tail_positions,
 )
 
+pytestmark = pytest.mark.needs(providers=["anthropic"])  # every body here is encoded for Anthropic
+
 DEFAULT = {"type": "ephemeral"}
 
 

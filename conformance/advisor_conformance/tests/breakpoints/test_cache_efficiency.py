@@ -78,6 +78,8 @@ def _leg(provider, session):
 @pytest.mark.rule(id=RULE)
 @pytest.mark.parametrize("provider, session", [_leg(provider, session) for provider in PROVIDERS
                                                for session in SESSIONS])
+# the calls are judged by their prefix: the request's frame, the call in flight left out
+@pytest.mark.needs(areas=["request", "inflight"])
 def test_prefixes_stay_put_and_the_cache_serves_them(impl, provider, session):
     """Each request's prefix reappears unchanged in the next call of its conversation, and the requests save at least
     95% of what the spec's cache settings save on them."""

@@ -20,6 +20,7 @@ from advisor_conformance.scenarios import (
 )
 from advisor_conformance.workspace import workspace
 
+from ..common.providers import speaks
 from .calls import ANSWER, _controls, _expect, _served, _zero_control
 
 #: Scripted provider failures, each kind: an HTTP error status, or no status at all (the connection failed).
@@ -35,6 +36,7 @@ PROVIDER_FAILURES = {
 @pytest.mark.rule(id="budget.exhausted-result")
 @pytest.mark.rule(id="budget.shared-counter")
 @pytest.mark.parametrize("failing", list(PROVIDER_FAILURES.values()), ids=list(PROVIDER_FAILURES))
+@pytest.mark.needs(areas=["handler"])
 def test_uses_of_failed_calls_stay_spent(impl, strings, failing):
     """With a cap of 2 spent by two failed calls, the calls of later handlers reach no provider (though scripted to
     fail or to answer) and get the note 2/2."""
@@ -155,6 +157,7 @@ def _http_runtime(lb, kind):
 @pytest.mark.rule(id="budget.exhausted-result")
 @pytest.mark.needs(capabilities=["http"])
 @pytest.mark.parametrize("kind", ["refused", "timeout", "stream-cut", "http-503"])
+@speaks("openai")
 def test_use_of_a_failed_http_call_stays_spent(impl, lb, strings, kind):
     """With a cap of 1 spent by a call that failed over HTTP (a refused connection, a timeout, a stream cut before its
     end, a 503), the calls of later handlers send no request and get the note 1/1."""

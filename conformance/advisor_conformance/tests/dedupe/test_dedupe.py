@@ -108,6 +108,7 @@ def test_any_content_matching_its_full_read_is_deduped(impl, strings, data, othe
 
 @pytest.mark.rule(id="dedupe.full-read-match")
 @pytest.mark.rule(id="dedupe.notice")
+@pytest.mark.needs(areas=["files"])
 def test_each_copy_of_a_repeated_file_is_deduped(impl, strings):
     """A file given twice, with a file between, is deduped both times against the one full read."""
     files = [file_param(PATH, CONTENT), file_param("notes.md", OTHER), file_param(PATH, CONTENT)]
@@ -128,6 +129,7 @@ def test_each_copy_of_a_repeated_file_is_deduped(impl, strings):
 
 
 @pytest.mark.rule(id="dedupe.full-read-match")
+@pytest.mark.needs(areas=["files"])
 def test_deduped_file_takes_none_of_the_aggregate(impl, strings):
     """A deduped file takes none of the 98304-byte aggregate: three 32768-byte files after it are sent whole."""
     big = [(f"big{i}.txt", bytes([ord("a") + i]) * 32768) for i in range(3)]
@@ -164,6 +166,7 @@ def _live_snapshot(read=None):
 @pytest.mark.needs(operations=["scenario"])  # the files are loaded from a workspace by a call
 @pytest.mark.parametrize("spelling", ["./cmd/main.go", "cmd/../cmd/main.go", "cmd//main.go", "{work}/cmd/main.go"],
                          ids=["dot-slash", "dot-dot", "double-slash", "absolute"])
+@pytest.mark.needs(areas=["workspace"])
 def test_file_is_matched_by_its_display_path_however_it_is_spelt(impl, strings, spelling):
     """A caller's path spelt otherwise is deduped against the full read of its display path."""
     shown = {"files": [spelling], "work_dir": "{work}"}
@@ -257,6 +260,7 @@ def test_file_up_to_the_cap_can_be_deduped(impl, strings, size):
 
 
 @pytest.mark.rule(id="dedupe.over-cap-never")
+@pytest.mark.needs(areas=["files"])
 def test_capped_read_of_a_larger_file_is_never_deduped(impl, strings):
     """A file of 40000 bytes read capped at 32768 is over the cap by its true size: never deduped, even when a full
     read's hash matches the bytes read."""

@@ -359,6 +359,7 @@ def test_caps_count_original_bytes(impl, strings, data):
 
 
 @pytest.mark.rule(id="files.aggregate-cap")
+@pytest.mark.needs(areas=["dedupe"])
 def test_deduped_file_takes_none_of_the_aggregate(impl, strings):
     """A deduped file uses none of the 96 KiB, so three full files after it still fit."""
     _per_file_control(impl, strings, [KIB32])

@@ -109,6 +109,7 @@ def test_empty_result_reads_empty(impl, strings, name):
 @pytest.mark.rule(id="flatten.empty-tool-result")
 @pytest.mark.parametrize("message", [{"role": "tool", "name": "bash", "tool_call_id": "call_1"},
                                      _result("bash", None)], ids=["absent", "null"])
+@pytest.mark.needs(areas=["transcript"])  # a null content is read as empty text
 def test_result_without_content_reads_empty(impl, message):
     """A tool result without content (no content field, or null) is written as `(empty)`."""
     # null content is read as empty text (transcript.roles): an answer that refuses it is blamed there

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from advisor_conformance.scenarios import call
 
 SPEC = {"src/app.py": {"text": "print('hello')\n"}, "pipe": {"fifo": True},
@@ -29,3 +31,15 @@ VALIDATION_FAILURES = [
 
 VALIDATION_IDS = ["argument-type", "files-not-a-list", "file-item-not-a-string", "too-many-files", "missing-file",
                   "missing-after-a-good-file", "blocked-file", "special-file", "no-snapshot"]
+
+
+def validation_cases(indexes=None, whole=True):
+    """The validation failures (those at ``indexes``, all by default) as parameters, each marked with the area of the
+    rule that refuses it (the tool's input types, the files' count, the workspace's reads): ``whole``, the case's
+    ``(call, code, rule)``; else its index."""
+    chosen = range(len(VALIDATION_FAILURES)) if indexes is None else indexes
+    return [
+        pytest.param(*(VALIDATION_FAILURES[index] if whole else (index,)), id=VALIDATION_IDS[index],
+                     marks=[pytest.mark.needs(areas=[VALIDATION_FAILURES[index][2].split(".", 1)[0]])])
+        for index in chosen
+    ]

@@ -26,7 +26,7 @@ from advisor_conformance.scenarios import (
 from advisor_conformance.shaping import file_param, shape_error
 from advisor_conformance.workspace import workspace
 
-from .calls import RUNTIME, SPEC, VALIDATION_FAILURES, VALIDATION_IDS
+from .calls import RUNTIME, SPEC, VALIDATION_FAILURES, validation_cases
 
 TOOL_SNAPSHOT = [
     {"role": "user", "content": "Why does the build fail?"},
@@ -44,6 +44,7 @@ TOOL_SNAPSHOT = [
 @example(transcript=[{"role": "user", "content": "hi"}], question="q" * 4001).via("handler.one-request:capped-question")
 @example(transcript=[], question="why?").via("handler.one-request:empty-snapshot")
 @given(transcript=s.transcripts(max_size=5), question=s.questions())
+@pytest.mark.needs(areas=["request"])
 def test_one_call_one_request_with_the_shaped_messages(impl, transcript, question):
     """A call sends exactly one provider request whose messages are what shape gives for the same input."""
     params = scenario([{"call": call(input={"question": question}, snapshot=transcript)}])
@@ -135,6 +136,7 @@ def _files_refused(impl, count=9, same_path=False):
 
 @pytest.mark.rule(id="handler.file-count-first")
 @pytest.mark.parametrize("count", [9, 20])
+@pytest.mark.needs(areas=["files"])
 def test_file_count_is_checked_before_any_file_is_read(impl, count):
     """Nine or more paths, one a FIFO and one missing, give too_many_files at once: no file opened, no use counted."""
     with workspace(SPEC) as work:
@@ -151,6 +153,7 @@ def test_file_count_is_checked_before_any_file_is_read(impl, count):
 
 
 @pytest.mark.rule(id="handler.file-count-first")
+@pytest.mark.needs(areas=["files"])
 def test_nine_copies_of_one_path_are_too_many(impl):
     """Nine copies of the same path given to a call count as nine files."""
     with workspace(SPEC) as work:
@@ -165,6 +168,7 @@ def test_nine_copies_of_one_path_are_too_many(impl):
 
 @pytest.mark.rule(id="handler.file-count-first")
 @pytest.mark.parametrize("cap", [1, 0], ids=["past-the-cap", "zero-cap"])
+@pytest.mark.needs(areas=["files"])
 def test_nine_files_with_no_use_left_are_too_many(impl, cap):
     """Nine files in a call with no use left give too_many_files, not the budget note: the count comes first."""
     with workspace(SPEC) as work:
@@ -197,7 +201,8 @@ def test_eight_files_are_loaded(impl, paths):
 
 
 @pytest.mark.rule(id="handler.step-order")
-@pytest.mark.parametrize("bad, code, erring", VALIDATION_FAILURES, ids=VALIDATION_IDS)
+@pytest.mark.parametrize("bad, code, erring", validation_cases())
+@pytest.mark.needs(areas=["budget"])
 def test_validation_failures_come_before_the_budget(impl, strings, bad, code, erring):
     """Past the cap, a call that fails validation still gets its error, not the budget note."""
     with workspace(SPEC) as work:
@@ -224,7 +229,7 @@ def test_validation_failures_come_before_the_budget(impl, strings, bad, code, er
 
 
 @pytest.mark.rule(id="handler.step-order")
-@pytest.mark.parametrize("index", [0, 3, 4, 8], ids=[VALIDATION_IDS[i] for i in (0, 3, 4, 8)])
+@pytest.mark.parametrize("index", validation_cases([0, 3, 4, 8], whole=False))
 def test_validation_failures_come_before_a_zero_cap(impl, strings, index):
     """With a cap of 0, a call that fails validation still gets its error, not the budget note 0/0."""
     bad, code, erring = VALIDATION_FAILURES[index]

@@ -18,6 +18,7 @@ from ..common.carriage import CLASSES, _carried
 
 @pytest.mark.rule(id="handler.provider-request")
 @pytest.mark.parametrize("name", CLASSES)
+@pytest.mark.needs(areas=["request"])
 def test_question_and_snapshot_reach_the_request_byte_for_byte(impl, name):
     """The question of the tool call and the snapshot's texts reach the provider request as ``shape`` renders them:
     decoding the tool input or the snapshot normalises nothing."""

@@ -20,13 +20,14 @@ from advisor_conformance.scenarios import (
 )
 from advisor_conformance.workspace import workspace
 
-from .calls import RUNTIME, SPEC, VALIDATION_FAILURES, VALIDATION_IDS
+from ..common.providers import by_provider
+from .calls import RUNTIME, SPEC, VALIDATION_FAILURES, validation_cases
 
 ANSWER = "Looks fine; run the tests next."
 
 
 @pytest.mark.rule(id="handler.validation-no-use")
-@pytest.mark.parametrize("bad, code, erring", VALIDATION_FAILURES, ids=VALIDATION_IDS)
+@pytest.mark.parametrize("bad, code, erring", validation_cases())
 def test_validation_failures_consume_no_use(impl, bad, code, erring):
     """A call that fails validation returns its error and leaves the whole budget to the next call."""
     with workspace(SPEC) as work:
@@ -39,6 +40,7 @@ def test_validation_failures_consume_no_use(impl, bad, code, erring):
 
 
 @pytest.mark.rule(id="handler.validation-no-use")
+@pytest.mark.needs(areas=["files", "tool", "workspace"])  # every kind of validation failure
 def test_repeated_validation_failures_consume_no_use(impl):
     """Every kind of validation failure, one after another in one turn, leaves the only use to the next call."""
     with workspace(SPEC) as work:
@@ -53,7 +55,7 @@ def test_repeated_validation_failures_consume_no_use(impl):
 
 
 @pytest.mark.rule(id="handler.validation-no-use")
-@pytest.mark.parametrize("index", [0, 4, 6, 8], ids=[VALIDATION_IDS[i] for i in (0, 4, 6, 8)])
+@pytest.mark.parametrize("index", validation_cases([0, 4, 6, 8], whole=False))
 def test_child_validation_failure_consumes_no_use(impl, index):
     """A child agent's call that fails validation leaves the child's only use to its next call."""
     bad, code, erring = VALIDATION_FAILURES[index]
@@ -71,6 +73,7 @@ def test_child_validation_failure_consumes_no_use(impl, index):
 @pytest.mark.parametrize("reply", [failure(status=500), failure(status=429), failure(status=400),
                                    failure(status=503), {"error": "connection reset by peer"}],
                          ids=["500", "429", "400", "503", "no-status"])
+@pytest.mark.needs(areas=["budget"])
 def test_provider_failure_consumes_the_use(impl, strings, reply):
     """A provider failure, whatever its status, is a provider_error, and the use it counted stays spent."""
     params = scenario([{"call": call(provider=[reply])}, {"call": call(turn=2)}], runtime={"max_uses_per_run": 1})
@@ -93,7 +96,8 @@ HTTP_FAILURES = {
 
 @pytest.mark.rule(id="handler.failure-consumes-use")
 @pytest.mark.needs(capabilities=["http"])
-@pytest.mark.parametrize("kind", list(HTTP_FAILURES))
+@pytest.mark.parametrize("kind", by_provider(HTTP_FAILURES))
+@pytest.mark.needs(areas=["budget"])
 def test_failure_over_http_consumes_the_use(impl, lb, strings, kind):
     """A call that fails over HTTP (an error status, a cut stream, an error in the stream, a refused connection)
     keeps the use it counted: with the cap at 1, the next call gets the budget note."""
@@ -117,6 +121,7 @@ def test_failure_over_http_consumes_the_use(impl, lb, strings, kind):
 
 
 @pytest.mark.rule(id="handler.failure-consumes-use")
+@pytest.mark.needs(areas=["budget"])
 def test_failure_keeps_its_use_under_a_larger_cap(impl, strings):
     """With the cap at 2, a failed call and a good one spend the budget: the third call gets the budget note 2/2."""
     params = scenario([{"call": call(provider=[failure()])}, {"call": call(turn=2)}, {"call": call(turn=3)}],
@@ -133,6 +138,7 @@ def test_failure_keeps_its_use_under_a_larger_cap(impl, strings):
 
 
 @pytest.mark.rule(id="handler.failure-consumes-use")
+@pytest.mark.needs(areas=["budget"])
 def test_child_failure_keeps_the_childs_use(impl, strings):
     """A child agent's failed call spends the child's only use: its next call gets the budget note 1/1."""
     spent = budget_note(strings, 1, 1, "handler.failure-consumes-use")

@@ -127,6 +127,7 @@ def test_assistant_message_before_the_last_one_stays(impl, earlier, before, last
 @example(earlier=[USER], last={"role": "assistant", "tool_calls": ADVISOR_CALL}
          ).via("inflight.assistant-removed:no-content-key")
 @example(earlier=[USER], last=_in_flight(None)).via("inflight.assistant-removed:null-content")
+@pytest.mark.needs(areas=["transcript"])  # a null content is read as empty text
 def test_trailing_assistant_message_leaves_the_transcript(impl, earlier, last):
     """A trailing assistant message, with or without text and calls, is not rendered in the transcript."""
     _null_content_control(impl, last)
@@ -143,6 +144,7 @@ def test_trailing_assistant_message_leaves_the_transcript(impl, earlier, last):
 @pytest.mark.rule(id="inflight.empty-dropped")
 @pytest.mark.parametrize("content", ["", " ", "\n\t\r ", "\u00a0\u3000"], ids=["empty", "space", "blanks", "unicode-spaces"])
 @pytest.mark.parametrize("calls", [True, False], ids=["with-calls", "no-calls"])
+@pytest.mark.needs(areas=["question"])
 def test_blank_in_flight_text_is_dropped_without_label(impl, strings, content, calls):
     """A trailing assistant message whose text is blank after trimming leaves no label and no text."""
     transcript = [{"role": "user", "content": "fix it"}, _in_flight(content, ADVISOR_CALL if calls else None)]
@@ -157,6 +159,7 @@ def test_blank_in_flight_text_is_dropped_without_label(impl, strings, content, c
 @pytest.mark.parametrize("message", [{"role": "assistant", "tool_calls": ADVISOR_CALL}, _in_flight(None),
                                      _in_flight("", reasoning_content="the parser is wrong, I think")],
                          ids=["no-content-key", "null-content", "reasoning-only"])
+@pytest.mark.needs(areas=["question", "transcript"])
 def test_in_flight_message_without_text_is_dropped_without_label(impl, strings, message):
     """A trailing assistant message without content, with null content or with only reasoning has no text: no label."""
     _null_content_control(impl, message)
@@ -208,6 +211,7 @@ def test_label_opens_the_final_message(impl, strings, text, question):
 @pytest.mark.rule(id="inflight.label-at-head")
 @pytest.mark.rule(id="inflight.block-layout")
 @pytest.mark.parametrize("question", ["is this right?", None], ids=["question", "no-question"])
+@pytest.mark.needs(areas=["question"])
 def test_in_flight_block_comes_before_the_files_and_the_question(impl, strings, question):
     """The in-flight block opens the final message, before the files, the question and the request for guidance."""
     source = b"package main\n\nfunc parse() {}\n"

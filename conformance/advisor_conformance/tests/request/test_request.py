@@ -105,6 +105,7 @@ def _blank_question_control(impl, strings, question):
                      {"role": "assistant", "content": "Asking.", "tool_calls": [ADVISOR_CALL]}],
          question="ok?", files=[FILE_A, FILE_B]).via("request.message-sequence:in-flight-files-and-question")
 @given(transcript=s.transcripts(), question=s.questions(), files=s.files(max_size=3))
+@pytest.mark.needs(areas=["inflight"])
 def test_system_then_snapshot_then_one_user_message(impl, strings, transcript, question, files):
     """The request is the system prompt, one message per kept snapshot message, and one trailing user message."""
     _system_then_snapshot_then_one_user_message(impl, strings, transcript, question, files)
@@ -199,6 +200,7 @@ def _final_of(impl, strings, request):
 
 
 @pytest.mark.rule(id="request.final-message-order")
+@pytest.mark.needs(areas=["inflight", "question"])
 def test_final_message_holds_blocks_in_order(impl, strings):
     """The trailing user message is the in-flight block, the files, the question, then the guidance request."""
     _label_control(impl, strings)
@@ -227,6 +229,7 @@ def test_final_message_holds_blocks_in_order(impl, strings):
 @example(inflight=True, files=[FILE_A, FILE_B], question=" \n\t").via("request.final-message-order:blank-question")
 @example(inflight=False, files=[], question="Why?").via("request.final-message-order:question-alone")
 @given(inflight=st.booleans(), files=s.files(max_size=2), question=s.questions())
+@pytest.mark.needs(areas=["inflight", "question"])
 def test_blocks_keep_their_order_when_some_are_missing(impl, strings, inflight, files, question):
     """Whichever blocks are present, they appear in the order in-flight, files (as given), question, guidance
     request."""

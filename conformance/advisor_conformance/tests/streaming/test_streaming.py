@@ -14,6 +14,7 @@ import pytest
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, check_use_kept, error_of, result_of
 
+from ..common.providers import speaks
 from .calls import ANSWERS, PROVIDERS, STREAM_ANSWER, STREAM_REQUIRED, _run
 
 #: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
@@ -79,6 +80,8 @@ def test_stream_required_is_retried_once_as_a_stream(impl, lb, provider):
 
 
 @pytest.mark.rule(id="streaming.stream-required-retry")
+@speaks("codex")
+@pytest.mark.needs(areas=["budget"])  # the cap keeps a second call from the provider
 def test_retry_failure_is_not_retried_again(impl, lb, strings):
     """When the streaming retry also fails, there is no third request; the call fails and its use is spent."""
     lb.expect(Reply(400, STREAM_REQUIRED), Reply(400, STREAM_REQUIRED))
@@ -104,6 +107,7 @@ def test_retry_failure_is_not_retried_again(impl, lb, strings):
     ('', False),
 ], ids=["chatgpt-detail", "required-upper", "plain-text", "must-be-true", "must-without-stream", "stream-without-must",
         "must-upper", "field-error", "inside-other-words", "empty-body"])
+@speaks("openai")
 def test_stream_required_means_400_with_stream_and_must_or_required(impl, lb, body, retried):
     """A 400 is stream-required exactly when its body, lower-cased, holds `stream` and `must` or `required`."""
     lb.expect(Reply(400, body), Reply.recorded(STREAM_ANSWER["openai"]))
@@ -125,6 +129,7 @@ def test_stream_required_means_400_with_stream_and_must_or_required(impl, lb, bo
 
 @pytest.mark.rule(id="streaming.stream-required-detection")
 @pytest.mark.parametrize("status", [422, 500])
+@speaks("openai")
 def test_stream_required_body_on_another_status_is_not_retried(impl, lb, status):
     """Only an HTTP 400 is a stream-required error: another status whose body asks for a stream is not retried."""
     lb.expect(Reply(status, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER["openai"]))
@@ -140,6 +145,8 @@ def test_stream_required_body_on_another_status_is_not_retried(impl, lb, status)
                                           (400, '{"error":{"message":"model not found"}}'), (503, ""),
                                           (401, '{"error":{"message":"invalid api key"}}')],
                          ids=["500", "429", "400-other", "503-empty", "401"])
+@speaks("anthropic")
+@pytest.mark.needs(areas=["budget", "handler"])  # the cap keeps a second call from the provider
 def test_other_errors_are_not_retried(impl, lb, strings, status, body):
     """Any other error makes exactly one request, fails the call, and spends its use."""
     lb.expect(Reply(status, body), Reply.recorded(JSON_ANSWER["anthropic"]))
@@ -154,6 +161,7 @@ def test_other_errors_are_not_retried(impl, lb, strings, status, body):
 
 
 @pytest.mark.rule(id="streaming.no-other-retry")
+@speaks("openai")
 def test_stream_required_on_a_stream_is_not_retried(impl, lb):
     """A stream-required 400 in answer to a streaming call is not retried."""
     lb.expect(Reply(400, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER["openai"]))
@@ -171,6 +179,7 @@ RETRY_KEYS = ("model", "messages", "input", "system", "instructions", "max_token
 
 
 @pytest.mark.rule(id="streaming.non-streaming-default")
+@speaks("codex")
 def test_call_after_a_retried_call_starts_plain_again(impl, lb):
     """A call without reasoning is sent plain even when the call before it needed the stream-required retry."""
     lb.expect(Reply(400, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER["codex"]), Reply.recorded(JSON_ANSWER["codex"]))
@@ -194,6 +203,7 @@ def test_every_effort_streams(impl, lb, provider, effort):
 
 
 @pytest.mark.rule(id="streaming.reasoning-streams")
+@speaks("anthropic")
 def test_every_call_with_reasoning_streams(impl, lb):
     """Each call of a run with reasoning is one streaming request, the second as the first."""
     lb.expect(Reply.recorded(STREAM_ANSWER["anthropic"]), Reply.recorded(STREAM_ANSWER["anthropic"]))
@@ -206,6 +216,7 @@ def test_every_call_with_reasoning_streams(impl, lb):
 @pytest.mark.rule(id="streaming.reasoning-streams")
 @pytest.mark.parametrize("failure", [Reply(500, '{"error":"internal"}'), Reply.recorded("openai-stream-cut.sse")],
                          ids=["http-500", "cut-stream"])
+@speaks("openai")
 def test_failed_stream_does_not_fall_back_to_a_plain_call(impl, lb, failure):
     """A call with reasoning whose stream fails sends no plain request after it: it is a streaming call only."""
     lb.expect(failure, Reply.recorded(JSON_ANSWER["openai"]))
@@ -235,6 +246,8 @@ def test_retry_resends_the_request_as_a_stream(impl, lb, provider):
 @pytest.mark.rule(id="streaming.stream-required-retry")
 @pytest.mark.parametrize("second", [Reply(500, '{"error":"internal"}'), Reply.recorded("openai-stream-cut.sse")],
                          ids=["http-500", "cut-stream"])
+@speaks("openai")
+@pytest.mark.needs(areas=["budget"])  # the cap keeps a second call from the provider
 def test_retry_that_fails_otherwise_fails_the_call(impl, lb, strings, second):
     """When the streaming retry fails otherwise (an HTTP error, a cut stream), there is no third request; the call
     fails and its use is spent."""
@@ -250,6 +263,7 @@ def test_retry_that_fails_otherwise_fails_the_call(impl, lb, strings, second):
 
 
 @pytest.mark.rule(id="streaming.stream-required-retry")
+@speaks("codex")
 def test_retried_call_succeeds_within_a_cap_of_one(impl, lb):
     """With the cap at 1, a call retried as a stream still gets its answer: the retry is part of the call's one use."""
     lb.expect(Reply(400, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER["codex"]))
@@ -267,6 +281,7 @@ def test_retried_call_succeeds_within_a_cap_of_one(impl, lb):
     ("anthropic", Reply.recorded("anthropic-stream-cut.sse"), "high", 5000),
     ("codex", Reply.recorded("codex-stream-error.sse"), "medium", 5000),
 ], ids=["not-json", "timeout", "cut-stream", "stream-error-event"])
+@pytest.mark.needs(areas=["budget"])  # the cap keeps a second call from the provider
 def test_failed_exchanges_are_not_retried(impl, lb, strings, provider, failure, reasoning, timeout_ms):
     """A call whose answer is not JSON, comes too late, or whose stream is cut or reports an error makes exactly one
     request, fails, and spends its use."""

@@ -15,6 +15,7 @@ import pytest
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, error_of
 
+from ..common.providers import by_provider, speaks
 from .answers import (
     _event,
     anthropic_message,
@@ -69,7 +70,7 @@ PLAIN = {
 
 
 @pytest.mark.rule(id="streaming.non-streaming-default")
-@pytest.mark.parametrize("case", list(PLAIN))
+@pytest.mark.parametrize("case", by_provider(PLAIN))
 def test_plain_answer_is_read_to_its_text(impl, lb, strings, case):
     """A JSON answer becomes the note: its text blocks in order, no thinking, tool use or reasoning, with the
     token-limit note exactly when the provider reports the token limit, the no-content note when it holds no text."""
@@ -90,6 +91,7 @@ ANTHROPIC = {
 
 @pytest.mark.rule(id="streaming.anthropic-events")
 @pytest.mark.parametrize("case", list(ANTHROPIC))
+@speaks("anthropic")
 def test_anthropic_stream_shapes(impl, lb, strings, case):
     """An Anthropic event stream is read to its text deltas, block after block (thinking, signatures, tool input and
     pings ignored), and to its stop reason; a stream without text gives the no-content note."""
@@ -116,7 +118,7 @@ CHUNKS = {
 
 
 @pytest.mark.rule(id="streaming.openai-chunks")
-@pytest.mark.parametrize("case", list(CHUNKS))
+@pytest.mark.parametrize("case", by_provider(CHUNKS))
 def test_openai_stream_shapes(impl, lb, strings, case):
     """An OpenAI chat chunk stream (comments, null deltas and a usage-only chunk or none) and a Responses event stream
     (several parts, reasoning summaries) are read to their text and finish reason; no text gives the no-content
@@ -130,6 +132,7 @@ def test_openai_stream_shapes(impl, lb, strings, case):
 @pytest.mark.rule(id="streaming.anthropic-events")
 @pytest.mark.parametrize("name, cut", [("anthropic-stream.sse", False), ("anthropic-stream-max-tokens.sse", True)],
                          ids=["end-turn", "max-tokens"])
+@speaks("anthropic")
 def test_anthropic_event_stream(impl, lb, strings, name, cut):
     """An Anthropic event stream is read to its text (thinking and pings ignored) and its stop reason."""
     read(impl, lb, strings, "anthropic", Reply.recorded(name), [ANSWERS[name]["text"]], cut,
@@ -142,6 +145,7 @@ def test_anthropic_event_stream(impl, lb, strings, name, cut):
     Reply.events(_event("message_start", {"type": "message_start", "message": {"id": "msg_01", "content": []}})
                  + _event("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})),
 ], ids=["after-text", "before-text"])
+@speaks("anthropic")
 def test_anthropic_error_event_fails_the_call(impl, lb, answered):
     """An `error` event inside an Anthropic stream, before or after text, fails the call, naming the error."""
     lb.expect(answered)

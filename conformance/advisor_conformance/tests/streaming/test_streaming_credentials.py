@@ -19,6 +19,7 @@ import pytest
 from advisor_conformance.checks import answer_of, check, check_equal
 from advisor_conformance.scenarios import Reply, call, refused_url, scenario
 
+from ..common.providers import speaks
 from .calls import PROVIDERS
 from .deltas import AFTER_FIRST_DELTA, TEXT, _stream, _with_event
 
@@ -160,6 +161,7 @@ def test_an_error_event_that_quotes_the_key_keeps_it_out_of_the_error(impl, lb, 
 
 @pytest.mark.rule(id=RULE)
 @pytest.mark.parametrize("where", ["user-info", "query"])
+@speaks("anthropic")
 def test_a_base_url_with_credentials_keeps_them_out_of_the_error(impl, where):
     """A call to a base URL that carries a user name and password, or a key in its query string, and on which the
     connection is refused, fails with an error (or the scenario is refused) that holds none of them."""

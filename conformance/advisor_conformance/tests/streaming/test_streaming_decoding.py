@@ -19,6 +19,7 @@ import pytest
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply
 
+from ..common.providers import by_provider, speaks
 from .answers import _note_control, read
 from .calls import _run
 from .deltas import AFTER_FIRST_DELTA, TEXT, _stream, _with_event
@@ -45,6 +46,7 @@ def _outcome(impl, lb, provider, answered, rule, reasoning=None):
 # -- a long stream -----------------------------------------------------------------------------------------------------
 
 @pytest.mark.rule(id="streaming.anthropic-events")
+@speaks("anthropic")
 def test_anthropic_stream_of_thousands_of_deltas_is_read_whole(impl, lb, strings):
     """An Anthropic stream of thousands of text deltas becomes the note: every delta, in order, nothing between."""
     read(impl, lb, strings, "anthropic", _stream("anthropic", PIECES), ["".join(PIECES)], False,
@@ -108,6 +110,7 @@ def _spaced(provider):
 
 
 @pytest.mark.rule(id="streaming.anthropic-events")
+@speaks("anthropic")
 def test_anthropic_event_data_with_white_space_around_its_json_is_read(impl, lb, strings):
     """An Anthropic text delta whose data has white space before and after its JSON value is read like any other."""
     read(impl, lb, strings, "anthropic", _spaced("anthropic"), [TEXT[0] + MID + TEXT[1]], False,
@@ -178,7 +181,7 @@ ODD_ANSWERS = {
 
 
 @pytest.mark.rule(id="streaming.failure-report")
-@pytest.mark.parametrize("case", list(ODD_ANSWERS))
+@pytest.mark.parametrize("case", by_provider(ODD_ANSWERS))
 def test_answer_with_stray_values_gets_an_outcome(impl, lb, case):
     """A 200 answer whose objects hold values the provider's types do not allow (null or string blocks, items or
     parts, a text block without text, a null message, usage without output tokens, an incomplete answer without
@@ -203,7 +206,7 @@ ODD_EVENTS = {
 
 
 @pytest.mark.rule(id="streaming.failure-report")
-@pytest.mark.parametrize("case", list(ODD_EVENTS))
+@pytest.mark.parametrize("case", by_provider(ODD_EVENTS))
 def test_stream_event_with_stray_values_gets_an_outcome(impl, lb, case):
     """A stream event whose object holds null or missing values the provider's types require either is read as it
     stands or fails the call with a provider_error: the call gets its outcome."""
@@ -235,6 +238,7 @@ def _string_error(impl, lb, provider, rule):
 
 
 @pytest.mark.rule(id="streaming.anthropic-events")
+@speaks("anthropic")
 def test_anthropic_error_event_with_a_plain_string_error_fails_the_call(impl, lb):
     """An Anthropic error event whose `error` is a plain string instead of an object still fails the call."""
     _string_error(impl, lb, "anthropic", "streaming.anthropic-events")
@@ -275,7 +279,7 @@ WITHOUT_TEXT = {
 
 
 @pytest.mark.rule(id="streaming.non-streaming-default")
-@pytest.mark.parametrize("case", list(WITHOUT_TEXT))
+@pytest.mark.parametrize("case", by_provider(WITHOUT_TEXT))
 def test_plain_text_piece_without_text_adds_nothing(impl, lb, strings, case):
     """A JSON answer with a text block or output_text part that lacks its text either fails with a provider_error or
     becomes the note of its other text, nothing added for the piece without text."""
@@ -289,6 +293,7 @@ def _delta_without_text(provider, name, data):
 
 
 @pytest.mark.rule(id="streaming.anthropic-events")
+@speaks("anthropic")
 def test_anthropic_text_delta_without_text_adds_nothing(impl, lb, strings):
     """An Anthropic text_delta without its text either fails the call with a provider_error or adds nothing to the
     note."""
@@ -299,6 +304,7 @@ def test_anthropic_text_delta_without_text_adds_nothing(impl, lb, strings):
 
 
 @pytest.mark.rule(id="streaming.openai-chunks")
+@speaks("codex")
 def test_responses_text_delta_without_delta_adds_nothing(impl, lb, strings):
     """A Responses output_text delta event without its delta either fails the call with a provider_error or adds
     nothing to the note."""

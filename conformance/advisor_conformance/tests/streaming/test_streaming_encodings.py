@@ -24,6 +24,7 @@ from advisor_conformance._contract.loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import error_of, result_of
 
+from ..common.providers import speaks
 from .bodies import LONG, LONG_ANSWERS, LONG_STREAMS, NOISY, NOISY_ANSWERS, TOKEN
 from .calls import _run
 
@@ -123,6 +124,7 @@ def test_compressed_answer_of_many_reads_is_read_whole(impl, lb, coded, provider
 
 @pytest.mark.rule(id="streaming.failure-report")
 @pytest.mark.parametrize("coding", ["gzip", "deflate"])
+@speaks("openai")
 def test_compressed_error_body_is_reported_with_the_status(impl, lb, coded, coding):
     """An HTTP 503 whose JSON error body is compressed is a provider_error showing the status and the body's start,
     decompressed."""

@@ -12,6 +12,7 @@ import pytest
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, check_use_kept, error_of, recorded_answer, refused_url
 
+from ..common.providers import speaks
 from .answers import _event, anthropic_stream, chat_stream, read, responses_stream
 from .calls import PROVIDERS, STREAM_ANSWER, STREAM_REQUIRED, _run
 
@@ -20,6 +21,7 @@ pytestmark = pytest.mark.needs(capabilities=["http"])
 
 @pytest.mark.rule(id="streaming.final-event-required")
 @pytest.mark.parametrize("provider", PROVIDERS)
+@pytest.mark.needs(areas=["budget"])  # the cap keeps a second call from the provider
 def test_stream_cut_before_its_final_event_fails(impl, lb, strings, provider):
     """A stream that ends before its final event fails the call, and the use stays spent."""
     lb.expect(Reply.recorded(f"{provider}-stream-cut.sse"))
@@ -84,6 +86,7 @@ def test_stream_with_its_final_event_but_no_text_is_complete(impl, lb, strings, 
     read(impl, lb, strings, provider, answered, [], cut, "streaming.final-event-required", reasoning="high")
 @pytest.mark.rule(id="streaming.failure-report")
 @pytest.mark.parametrize("status", [500, 429, 400])
+@speaks("openai")
 def test_http_errors_report_status_and_body(impl, lb, status):
     """An HTTP error is reported with its status and an excerpt of the body."""
     lb.expect(Reply(status, '{"error":{"message":"quota-exceeded-for-model-x7"}}'))
@@ -115,6 +118,8 @@ def test_http_errors_on_a_stream_report_status_and_body(impl, lb, provider, stat
 
 
 @pytest.mark.rule(id="streaming.failure-report")
+@speaks("openai")
+@pytest.mark.needs(areas=["budget"])  # the cap keeps a second call from the provider
 def test_body_that_is_not_json_fails_the_call(impl, lb, strings):
     """A 200 answer whose body is not JSON fails the call, and its use is spent."""
     lb.expect(Reply(200, "<html>gateway hiccup</html>", "text/html"))
@@ -126,6 +131,8 @@ def test_body_that_is_not_json_fails_the_call(impl, lb, strings):
 
 
 @pytest.mark.rule(id="streaming.failure-report")
+@speaks("anthropic")
+@pytest.mark.needs(areas=["budget"])  # the cap keeps a second call from the provider
 def test_refused_connection_fails_the_call(impl, lb, strings):
     """A refused connection fails the call with a provider error, and its use is spent."""
     answer, params = _run(impl, "anthropic", lb, "streaming.failure-report", calls=2, cap=1,
@@ -137,6 +144,7 @@ def test_refused_connection_fails_the_call(impl, lb, strings):
 
 
 @pytest.mark.rule(id="streaming.failure-report")
+@speaks("openai")
 def test_timeout_fails_the_call_in_time(impl, lb):
     """A provider slower than the configured timeout fails the call soon after the timeout, not after the answer."""
     lb.expect(Reply(200, "{}", delay_s=3.0))
@@ -151,6 +159,7 @@ def test_timeout_fails_the_call_in_time(impl, lb):
 
 
 @pytest.mark.rule(id="streaming.failure-report")
+@speaks("openai")
 def test_stream_timeout_fails_the_call_in_time(impl, lb):
     """A streaming call to a provider slower than the configured timeout fails soon after the timeout too."""
     lb.expect(Reply(200, recorded_answer(STREAM_ANSWER["openai"]), "text/event-stream", delay_s=3.0))
@@ -184,6 +193,7 @@ def test_any_error_body_is_reported_with_the_status(impl, lb, provider, status, 
 
 
 @pytest.mark.rule(id="streaming.failure-report")
+@speaks("codex")
 def test_failed_retry_reports_its_own_failure(impl, lb):
     """When the stream-required retry fails with an HTTP error, the call's error shows the retry's status and body."""
     lb.expect(Reply(400, STREAM_REQUIRED), Reply(502, '{"error":{"message":"quota-exceeded-for-model-x7"}}'))

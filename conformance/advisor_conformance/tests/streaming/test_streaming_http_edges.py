@@ -21,6 +21,7 @@ from advisor_conformance._contract.loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, error_of
 
+from ..common.providers import speaks
 from .answers import read
 from .bodies import LONG, LONG_ANSWERS, LONG_STREAMS, TOKEN
 from .calls import _run
@@ -70,6 +71,7 @@ def test_error_body_of_any_size_is_reported_with_the_status(impl, lb, provider, 
     (503, TOKEN.encode() + b" \xff\xfe\xc3( caf\xe9", "text/plain; charset=x-no-such-charset"),
     (500, TOKEN.encode() + b" caf\xc3\xa9", "text/plain; charset=x-no-such-charset"),
 ], ids=["invalid-utf8", "unknown-charset-invalid-bytes", "unknown-charset"])
+@speaks("openai")
 def test_undecodable_error_body_is_reported_with_the_status(impl, lb, status, body, content_type):
     """An HTTP error whose body is not valid UTF-8, or declares a charset no decoder knows, is a provider_error showing
     the status and the body's readable start."""
@@ -84,6 +86,7 @@ def test_undecodable_error_body_is_reported_with_the_status(impl, lb, status, bo
     (b"<html>\xff\xfe gateway hiccup</html>", "text/html"),
     (b"<html>\xff\xfe gateway hiccup</html>", "text/html; charset=x-no-such-charset"),
 ], ids=["invalid-utf8", "unknown-charset"])
+@speaks("openai")
 def test_undecodable_body_that_is_not_json_fails_the_call(impl, lb, body, content_type):
     """A 200 answer whose body is neither JSON nor valid UTF-8 (or in a charset no decoder knows) is a provider_error
     that says the body is not JSON."""

@@ -51,6 +51,7 @@ NESTED = {"path": "src/app.py", "edits": [{"line": 3, "new": "x = 1"}, {"line": 
                      {"role": "assistant", "content": "d"}, {"role": "assistant", "content": " "}]
          ).via("transcript.roles:repeated-roles-and-empty-text")
 @given(transcript=s.transcripts(max_size=10))
+@pytest.mark.needs(areas=["request"])
 def test_every_well_formed_transcript_is_accepted(impl, transcript):
     """A transcript of system, user, assistant (with calls, reasoning, metadata) and tool messages is shaped."""
     shape(impl, params(transcript), "transcript.roles")
@@ -59,6 +60,7 @@ def test_every_well_formed_transcript_is_accepted(impl, transcript):
 @pytest.mark.rule(id="transcript.roles")
 @pytest.mark.parametrize("tail", [[{"role": "tool", "name": "bash", "tool_call_id": "c", "content": "ok"}], []],
                          ids=["before-its-result", "in-flight"])
+@pytest.mark.needs(areas=["request"])
 def test_openai_style_null_content_is_empty(impl, tail):
     """An assistant message whose content is null (only tool calls) is shaped as one whose content is empty text."""
     def transcript(content):

@@ -13,6 +13,8 @@ from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import mentions
 from advisor_conformance.wire import blocks, encode, neutral_request, sdk_problems
 
+from ..common.providers import speaks
+
 KEY = "5f0e7c1d2b3a49588776655443322110"
 OTHER_KEY = "team-alpha/advisor:v2"  # a store may hold any key: not only 32 hex digits
 PROVIDERS = ["anthropic", "openai", "codex"]
@@ -37,6 +39,7 @@ def test_endpoint_and_json_body(impl, provider, path, stream):
 @pytest.mark.rule(id="wire.anthropic-version")
 @pytest.mark.parametrize("fields", [{}, {"stream": True, "reasoning": "high"}, {"advisor_cache_profile": False}],
                          ids=["plain", "stream-reasoning", "default-profile"])
+@speaks("anthropic")
 def test_anthropic_version_header(impl, fields):
     """Anthropic requests carry an explicit anthropic-version header (a date), streaming or not, in either profile."""
     request = neutral_request(MESSAGES, **fields)
@@ -53,6 +56,7 @@ def test_anthropic_version_header(impl, fields):
          ).via("wire.anthropic-no-key:no-system")
 @given(messages=s.rendered_messages(), stream=st.booleans(), reasoning=st.sampled_from([None, "low", "high"]),
        advisor=st.booleans())
+@speaks("anthropic")
 def test_anthropic_never_carries_the_cache_key(impl, messages, stream, reasoning, advisor):
     """The cache key appears nowhere in an Anthropic request, headers included."""
     request = neutral_request(messages, stream=stream, prompt_cache_key=KEY, reasoning=reasoning,
@@ -80,6 +84,7 @@ def test_anthropic_never_carries_the_cache_key(impl, messages, stream, reasoning
                    {"role": "system", "content": "Reminder: run the tests."}, {"role": "assistant", "content": "on it"},
                    {"role": "user", "content": "advise me"}]).via("wire.anthropic-system-blocks:mid-conversation")
 @given(messages=s.rendered_messages())
+@speaks("anthropic")
 def test_anthropic_system_is_a_list_of_text_blocks(impl, messages):
     """System messages become a list of text blocks, in order, blank ones skipped."""
     request = neutral_request(messages)
@@ -112,6 +117,7 @@ def test_anthropic_system_is_a_list_of_text_blocks(impl, messages):
          ).via("wire.anthropic-messages:empty-user")
 @example(messages=[{"role": "user", "content": "caf\u00e9 \u2014 \U0001f600"}, {"role": "user", "content": "advise"}]
          ).via("wire.anthropic-messages:non-ascii")
+@speaks("anthropic")
 def test_anthropic_one_text_block_per_message(impl, messages):
     """Every other message with text is one text block of its role, in order, and an empty assistant message is
     left out (what becomes of an empty user message is wire.anthropic-nonempty's: left out or given some text)."""
@@ -156,6 +162,7 @@ def test_anthropic_one_text_block_per_message(impl, messages):
          ).via("wire.anthropic-nonempty:empty-assistant-before-final")
 @example(messages=s.block_messages(16)[:1] + [{"role": "user", "content": ""}] + s.block_messages(16)[2:], advisor=True
          ).via("wire.anthropic-nonempty:empty-at-breakpoint-distance")
+@speaks("anthropic")
 def test_anthropic_has_no_empty_text_block(impl, messages, advisor):
     """No text block on the Anthropic wire is empty."""
     request = neutral_request(messages, advisor_cache_profile=advisor)
@@ -167,6 +174,7 @@ def test_anthropic_has_no_empty_text_block(impl, messages, advisor):
 @pytest.mark.rule(id="wire.openai-cache-key")
 @pytest.mark.parametrize("key", [KEY, OTHER_KEY], ids=["hex-key", "stored-key"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@speaks("openai")
 def test_openai_carries_prompt_cache_key(impl, stream, key):
     """OpenAI chat requests carry the key, whatever its form, as prompt_cache_key, and its messages as role and
     content."""
@@ -180,6 +188,7 @@ def test_openai_carries_prompt_cache_key(impl, stream, key):
 
 @pytest.mark.rule(id="wire.openai-stream-usage")
 @pytest.mark.parametrize("reasoning", [None, "high"], ids=["no-reasoning", "reasoning"])
+@speaks("openai")
 def test_openai_stream_asks_for_usage(impl, reasoning):
     """A streaming chat request sets stream and stream_options.include_usage; a plain one sets neither."""
     provider = "openai"
@@ -196,6 +205,7 @@ def test_openai_stream_asks_for_usage(impl, reasoning):
 @pytest.mark.rule(id="wire.codex-affinity")
 @pytest.mark.parametrize("key", [KEY, OTHER_KEY], ids=["hex-key", "stored-key"])
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@speaks("codex")
 def test_codex_key_in_body_and_affinity_headers(impl, stream, key):
     """With a key, Codex requests carry prompt_cache_key and the session-id and thread-id headers."""
     request = neutral_request(MESSAGES, stream=stream, prompt_cache_key=key, reasoning="low" if stream else None)
@@ -209,6 +219,7 @@ def test_codex_key_in_body_and_affinity_headers(impl, stream, key):
 
 @pytest.mark.rule(id="wire.openai-cache-key")
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+@speaks("openai")
 def test_openai_without_key_sends_none(impl, stream):
     """Without a key, OpenAI chat requests carry no prompt_cache_key."""
     request = neutral_request(MESSAGES, stream=stream, prompt_cache_key="")
@@ -217,6 +228,7 @@ def test_openai_without_key_sends_none(impl, stream):
 
 
 @pytest.mark.rule(id="wire.codex-affinity")
+@speaks("codex")
 def test_codex_without_key_sends_no_affinity(impl):
     """Without a key, Codex requests carry no prompt_cache_key and no affinity headers."""
     request = neutral_request(MESSAGES, prompt_cache_key="")
@@ -247,6 +259,7 @@ def test_codex_without_key_sends_no_affinity(impl):
                    {"role": "assistant", "content": "one"}, {"role": "assistant", "content": "two"},
                    {"role": "user", "content": "advise me"}]).via("wire.codex-instructions:consecutive-same-role")
 @given(messages=s.rendered_messages())
+@speaks("codex")
 def test_codex_instructions_and_items(impl, messages):
     """The texts of the system messages, in order, make up the instructions (how they are trimmed and joined is open:
     the reference trims each and joins them with blank lines); every other message with text is one input item of its
@@ -324,6 +337,7 @@ def test_each_effort_reaches_the_wire(impl, provider, effort, max_tokens):
 
 @pytest.mark.rule(id="wire.reasoning")
 @pytest.mark.parametrize("max_tokens", [1024, 600])
+@speaks("anthropic")
 def test_no_thinking_budget_without_room_below_max_tokens(impl, max_tokens):
     """With max_tokens too small for a budget of at least 1024 below it, no thinking budget outside those bounds is
     sent."""

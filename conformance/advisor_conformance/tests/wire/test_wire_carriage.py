@@ -12,6 +12,8 @@ from advisor_conformance.carriage import TEXTS, where_changed
 from advisor_conformance.checks import check, violation
 from advisor_conformance.wire import encode, neutral_request
 
+from ..common.providers import speaks
+
 CLASSES = list(TEXTS)
 
 
@@ -29,6 +31,7 @@ def _same(got, expected, rule, what, request):
 
 @pytest.mark.rule(id="wire.anthropic-system-blocks")
 @pytest.mark.parametrize("name", CLASSES)
+@speaks("anthropic")
 def test_anthropic_system_block_carries_the_text_byte_for_byte(impl, name):
     """A system message's text is its Anthropic system block's text exactly."""
     request = neutral_request(_messages(TEXTS[name]))
@@ -42,6 +45,7 @@ def test_anthropic_system_block_carries_the_text_byte_for_byte(impl, name):
 
 @pytest.mark.rule(id="wire.anthropic-messages")
 @pytest.mark.parametrize("name", CLASSES)
+@speaks("anthropic")
 def test_anthropic_text_blocks_carry_the_text_byte_for_byte(impl, name):
     """A user and an assistant message's text are their text blocks' text exactly."""
     request = neutral_request(_messages(TEXTS[name]))
@@ -56,6 +60,7 @@ def test_anthropic_text_blocks_carry_the_text_byte_for_byte(impl, name):
 
 @pytest.mark.rule(id="wire.codex-instructions")
 @pytest.mark.parametrize("name", CLASSES)
+@speaks("codex")
 def test_codex_instructions_and_items_carry_the_text_byte_for_byte(impl, name):
     """A system message's text is the Codex instructions exactly (nothing to trim), and a user and an assistant
     message's text their input items' text exactly."""

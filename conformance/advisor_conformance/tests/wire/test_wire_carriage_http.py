@@ -40,6 +40,7 @@ def _texts_on_the_wire(provider, body):
 @pytest.mark.parametrize("name", CLASSES)
 @pytest.mark.parametrize("provider", [
     pytest.param(provider, marks=pytest.mark.rule(id=BODY_RULE[provider]), id=provider) for provider in PROVIDERS])
+@pytest.mark.needs(areas=["flatten"])  # the text is carried in the snapshot's messages
 def test_request_body_carries_the_text_byte_for_byte(impl, lb, provider, name):
     """The JSON body that reaches the provider holds the snapshot's text exactly: UTF-8 on the wire, nothing
     normalised, no byte-order mark or line end changed (a reader of the body as UTF-8 sees the very text)."""

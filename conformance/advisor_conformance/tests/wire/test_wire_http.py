@@ -14,6 +14,8 @@ import pytest
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, call, mentions, run, scenario
 
+from ..common.providers import speaks
+
 #: Every test of this module is a call over HTTP (black-box mode): the wire as it arrives.
 pytestmark = pytest.mark.needs(operations=["scenario"], capabilities=["http"])
 
@@ -90,6 +92,7 @@ def test_requests_go_to_the_path_under_the_base_url(impl, lb, provider, base_pat
 
 @pytest.mark.rule(id="wire.anthropic-version")
 @pytest.mark.parametrize("mode", MODES)
+@speaks("anthropic")
 def test_anthropic_version_reaches_the_wire(impl, lb, mode):
     """Every Anthropic request on the wire, the stream-required retry included, carries an anthropic-version date."""
     _, params, received = _exchange(impl, lb, "anthropic", mode, "wire.anthropic-version")
@@ -100,6 +103,8 @@ def test_anthropic_version_reaches_the_wire(impl, lb, mode):
 
 @pytest.mark.rule(id="wire.anthropic-no-key")
 @pytest.mark.parametrize("mode", MODES)
+@speaks("anthropic")
+@pytest.mark.needs(areas=["transport"])  # the key of the cache-key store
 def test_stored_key_never_reaches_anthropic(impl, lb, mode):
     """The cache key of the store appears in no Anthropic request on the wire, headers included, retry included."""
     answer, params, received = _exchange(impl, lb, "anthropic", mode, "wire.anthropic-no-key")
@@ -110,6 +115,8 @@ def test_stored_key_never_reaches_anthropic(impl, lb, mode):
 
 @pytest.mark.rule(id="wire.openai-cache-key")
 @pytest.mark.parametrize("mode", MODES)
+@speaks("openai")
+@pytest.mark.needs(areas=["transport"])  # the key of the cache-key store
 def test_stored_key_reaches_the_chat_body(impl, lb, mode):
     """Every chat request on the wire, the stream-required retry included, carries the stored key as
     prompt_cache_key."""
@@ -122,6 +129,8 @@ def test_stored_key_reaches_the_chat_body(impl, lb, mode):
 
 @pytest.mark.rule(id="wire.codex-affinity")
 @pytest.mark.parametrize("mode", MODES)
+@speaks("codex")
+@pytest.mark.needs(areas=["transport"])  # the key of the cache-key store
 def test_stored_key_reaches_the_codex_wire(impl, lb, mode):
     """Every Codex request on the wire, the stream-required retry included, carries the stored key as
     prompt_cache_key and in the session-id and thread-id headers."""
@@ -135,6 +144,7 @@ def test_stored_key_reaches_the_codex_wire(impl, lb, mode):
 
 @pytest.mark.rule(id="wire.openai-stream-usage")
 @pytest.mark.parametrize("mode", ["stream", "retry"], ids=["reasoning", "retry"])
+@speaks("openai")
 def test_streamed_chat_calls_ask_for_usage(impl, lb, mode):
     """A chat request that streams, a reasoning call or the stream-required retry, asks for usage in the stream."""
     _, params, received = _exchange(impl, lb, "openai", mode, "wire.openai-stream-usage")
