@@ -14,7 +14,7 @@ import socket
 import socketserver
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,14 +43,17 @@ class Reply:
     body: str = ""
     content_type: str = "application/json"
     delay_s: float = 0.0
+    #: An event stream whose framing is the test's own: the provider's ``deliver`` hook cuts it into reads but
+    #: writes it in no other framing.
+    framed: bool = False
 
     @classmethod
     def json(cls, payload: Any, status: int = 200) -> Reply:
         return cls(status, json.dumps(payload), "application/json")
 
     @classmethod
-    def events(cls, text: str) -> Reply:
-        return cls(200, text, "text/event-stream")
+    def events(cls, text: str, *, framed: bool = False) -> Reply:
+        return cls(200, text, "text/event-stream", framed=framed)
 
     @classmethod
     def recorded(cls, name: str) -> Reply:
@@ -73,12 +76,18 @@ class Received:
 
 @dataclass
 class LoopbackProvider:
-    """Answers requests in order from a script; an unscripted request gets a 599 and is recorded too."""
+    """Answers requests in order from a script; an unscripted request gets a 599 and is recorded too.
+
+    ``deliver``, when set, makes the reads of every event stream it serves (``text/event-stream``): the body is sent
+    as those pieces, each a chunk of its own (chunked transfer coding), so an HTTP client hands them on one read
+    each, however it buffers the socket.
+    """
 
     server: HTTPServer
     script: list[Reply] = field(default_factory=list)
     received: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    deliver: Callable[[Reply], list[bytes]] | None = None
 
     @property
     def base_url(self) -> str:
@@ -103,6 +112,8 @@ class LoopbackProvider:
             reply = self.script.pop(0) if self.script else Reply(599, '{"error": "unscripted request"}')
         if reply.delay_s:
             time.sleep(reply.delay_s)
+        if self.deliver is not None and reply.content_type.partition(";")[0].strip() == "text/event-stream":
+            return Response(iter(self.deliver(reply)), status=reply.status, content_type=reply.content_type)
         return Response(reply.body, status=reply.status, content_type=reply.content_type)
 
 

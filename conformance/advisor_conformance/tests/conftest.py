@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from advisor_conformance._contract.implementation import Implementation
-from advisor_conformance._contract.loopback import LoopbackProvider, loopback
+from advisor_conformance._contract.loopback import LoopbackProvider, Reply, loopback
 from advisor_conformance._paths import reference_snapshots_dir
 from advisor_conformance._pytest_plugin.plugin import IMPLEMENTATION
+from advisor_conformance.event_streams import form_for
 
 
 @pytest.fixture(scope="session")
@@ -45,7 +46,25 @@ def loopback_server():
         yield provider
 
 
+def test_id(nodeid: str) -> str:
+    """A test's ID inside the suite (``area/test_module.py::test_name[params]``), wherever the suite is installed."""
+    path, sep, rest = nodeid.partition("::")
+    return path.rpartition("tests/")[2] + sep + rest
+
+
 @pytest.fixture
-def lb(loopback_server: LoopbackProvider) -> LoopbackProvider:
-    """The loopback provider with an empty script and no recorded requests."""
+def lb(loopback_server: LoopbackProvider, request: pytest.FixtureRequest) -> LoopbackProvider:
+    """The loopback provider with an empty script and no recorded requests. Every event stream it serves in this test
+    comes in the test's form (``advisor_conformance.event_streams.form_for``): written in one of the framings the
+    format allows and cut into reads at adversarial places, which a reader of the standard reads alike; a failing
+    test's report names the form."""
+    form = form_for(test_id(request.node.nodeid))
+
+    def deliver(reply: Reply) -> list[bytes]:
+        return form.serve(reply.body, reframed=not reply.framed)
+
+    loopback_server.deliver = deliver
+    request.node.add_report_section(
+        "setup", "event streams", f"every event stream of this test is served as {form.name} (framing/reads)"
+    )
     return loopback_server.expect()

@@ -1,11 +1,14 @@
 """Provider streams in every framing the event-stream format allows (HTML Living Standard, server-sent events,
 "Interpreting an event stream"; clarifications §8 WIRE): CRLF or lone CR line ends, no space after a field's colon,
 a leading byte-order mark, comment lines, ``id``, ``retry`` and unknown fields, data written over several ``data:``
-lines, and a ``charset`` parameter that is not UTF-8 (a stream is UTF-8 whatever it says). A reader of the format
-gives the same events for each, so each is read to the same note as the providers' usual framing.
+lines, and a ``charset`` parameter that is not UTF-8 (a stream is UTF-8 whatever it says); and cut into reads
+anywhere: inside a character of several bytes, between the CR and the LF of a line end, inside a field name or an
+end marker, one byte a read. A reader of the format gives the same events for each, so each is read to the same note
+as the providers' usual framing in one read.
 
-The framings are those of ``advisor_conformance.event_streams``; what the standard leaves to the reader's own
-judgement (an event cut off at the end of the stream without its blank line) is not pinned.
+The framings and the ways of cutting are those of ``advisor_conformance.event_streams`` (every other streaming test
+serves its streams in one of them too, by its ID); what the standard leaves to the reader's own judgement (an event
+cut off at the end of the stream without its blank line) is not pinned.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from werkzeug import Request, Response
 
 from advisor_conformance._contract.loopback import LocalServer
 from advisor_conformance.checks import check_equal
-from advisor_conformance.event_streams import EVENTS, FRAMINGS, STREAM_RULE, frame
+from advisor_conformance.event_streams import EVENTS, FRAMINGS, PROVIDER_FRAMING, STREAM_RULE, StreamForm, frame
 from advisor_conformance.scenarios import Reply, call, result_of, run, scenario
 
 pytestmark = pytest.mark.needs(capabilities=["http"])  # every stream is served over HTTP
@@ -43,10 +46,36 @@ def test_every_framing_of_the_stream_is_read_alike(impl, lb, provider, framing):
     """A stream framed with CRLF or CR line ends, no space after the colon, a leading byte-order mark, comments,
     id/retry/unknown fields or multi-line data gives the same note as the usual framing."""
     body = frame(EVENTS[provider](PIECES), FRAMINGS[framing])
-    lb.expect(Reply.events(body))
+    lb.expect(Reply.events(body, framed=True))
     note = _note(impl, provider, lb.base_url, {"answered": body[:3000]})
     check_equal(note, TEXT, STREAM_RULE[provider], f"the {provider} stream framed with {framing} was not read to its "
                 "text", input={"framing": framing, "answered": body[:3000]})
+
+
+#: (framing, way of cutting): each cut where a reader that keeps no state from one read to the next goes wrong.
+READS = {
+    "inside-characters": ("provider", "inside-characters"),  # a read decoded alone: U+FFFD for each half
+    "inside-crlf": ("crlf-line-ends-every-field", "inside-line-ends"),  # CR | LF: one line end, not a blank line
+    "inside-field-names": ("provider", "inside-field-names"),  # `da` | `ta: {...}`: a line that spans two reads
+    "inside-end-markers": ("provider", "inside-values"),  # `[DO` | `NE]`, `message_st` | `op`
+    "byte-at-a-time": ("crlf-line-ends-every-field", "byte-at-a-time"),  # every place at once
+}
+
+
+@pytest.mark.parametrize("reads", list(READS))
+@pytest.mark.parametrize("provider", [_provider(provider) for provider in PROVIDERS])
+def test_every_cut_of_the_stream_into_reads_is_read_alike(impl, lb, provider, reads):
+    """A stream cut into reads inside its characters of several bytes, between the CR and LF of its line ends, inside
+    its field names or end markers, or one byte a read, gives the same note as the stream in one read."""
+    form = StreamForm(*READS[reads])
+    body = frame(EVENTS[provider](PIECES), FRAMINGS.get(form.framing, PROVIDER_FRAMING))
+    cut = form.serve(body, reframed=False)
+    lb.deliver = lambda reply: cut
+    lb.expect(Reply.events(body, framed=True))
+    shown = {"reads": [piece.decode("utf-8", "backslashreplace") for piece in cut[:40]]}
+    note = _note(impl, provider, lb.base_url, shown)
+    check_equal(note, TEXT, STREAM_RULE[provider], f"the {provider} stream cut into {len(cut)} reads ({reads}) was not "
+                "read to its text", input={"reads": reads, **shown})
 
 
 class _Declared(LocalServer):
