@@ -45,7 +45,7 @@ class BrokenImplementation:
 
 REGISTRY: dict[str, BrokenImplementation] = {}
 VARIANTS: dict[str, BrokenImplementation] = {}
-MODULES = ("shaping", "final", "context", "runtime", "budget", "wire", "cache", "carriage", "streams")
+MODULES = ("shaping", "final", "context", "runtime", "budget", "wire", "cache", "carriage", "streams", "edges")
 
 
 def reference_with(part: type) -> type[ReferenceAdapter]:
