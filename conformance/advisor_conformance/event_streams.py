@@ -148,6 +148,7 @@ class Framing:
     space: bool = True  # "data: x"; without it "data:x", the same field value
     bom: bool = False  # a byte-order mark opens the stream
     comments: bool = False  # a comment line before each event (keep-alives)
+    keepalives: bool = False  # a comment in a block of its own (a comment line, a blank line) before each event
     ids: bool = False  # id: and retry: fields in each event, and a field the reader does not know
     split_data: bool = False  # each JSON data written over several data: lines (joined with LF by a reader)
     names: bool = True  # event: lines where the provider writes them
@@ -193,6 +194,8 @@ def frame(events: Sequence[Event], framing: Framing = PROVIDER_FRAMING) -> str:
     end = framing.line_end
     out = ["\ufeff"] if framing.bom else []
     for number, (name, data) in enumerate(events):
+        if framing.keepalives:
+            out.append(f": PROCESSING {number}{end}{end}")
         if framing.comments:
             out.append(f": keep-alive {number} \u2713{end}")
         if framing.ids:
@@ -247,12 +250,15 @@ FRAMINGS: dict[str, Framing] = {
     "no-space-after-colon": Framing(space=False),
     "leading-byte-order-mark": Framing(bom=True),
     "comment-lines": Framing(comments=True),
+    # OpenRouter's keep-alives (`: OPENROUTER PROCESSING` and a blank line): a blank line that ends no event.
+    "keep-alive-events": Framing(keepalives=True),
     "id-retry-and-unknown-fields": Framing(ids=True),
     "data-over-several-lines": Framing(split_data=True),
     # Every field at once, under each of the other line ends: a reader that takes CR and LF each as a line end sees
-    # a blank line, so the end of an event, inside every CRLF-ended event.
-    "crlf-line-ends-every-field": Framing(line_end="\r\n", comments=True, ids=True, split_data=True),
-    "cr-line-ends-every-field": Framing(line_end="\r", comments=True, ids=True, split_data=True),
+    # a blank line, so the end of an event, inside every CRLF-ended event; a keep-alive's blank line after an id,
+    # which ends no event either (the standard dispatches only an event with data).
+    "crlf-line-ends-every-field": Framing(line_end="\r\n", comments=True, ids=True, split_data=True, keepalives=True),
+    "cr-line-ends-every-field": Framing(line_end="\r", comments=True, ids=True, split_data=True, keepalives=True),
 }
 
 # -- cutting a stream into reads ---------------------------------------------------------------------------------------

@@ -113,6 +113,9 @@ class LoopbackProvider:
         if reply.delay_s:
             time.sleep(reply.delay_s)
         if self.deliver is not None and reply.content_type.partition(";")[0].strip() == "text/event-stream":
+            connection = request.environ.get("werkzeug.socket")
+            if connection is not None:  # each read sent at once, not held back until the last one is acknowledged
+                connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             return Response(iter(self.deliver(reply)), status=reply.status, content_type=reply.content_type)
         return Response(reply.body, status=reply.status, content_type=reply.content_type)
 

@@ -10,7 +10,7 @@ from advisor_conformance._contract.implementation import Implementation
 from advisor_conformance._contract.loopback import LoopbackProvider, Reply, loopback
 from advisor_conformance._paths import reference_snapshots_dir
 from advisor_conformance._pytest_plugin.plugin import IMPLEMENTATION
-from advisor_conformance.event_streams import form_for
+from advisor_conformance.event_streams import StreamForm, form_for
 
 
 @pytest.fixture(scope="session")
@@ -53,18 +53,25 @@ def test_id(nodeid: str) -> str:
 
 
 @pytest.fixture
-def lb(loopback_server: LoopbackProvider, request: pytest.FixtureRequest) -> LoopbackProvider:
+def stream_form(request: pytest.FixtureRequest) -> StreamForm:
+    """The form this test serves its event streams in (``advisor_conformance.event_streams.form_for``), for a test's
+    own server: the loopback provider (``lb``) serves every stream in it by itself."""
+    form = form_for(test_id(request.node.nodeid))
+    request.node.add_report_section(
+        "setup", "event streams", f"every event stream of this test is served as {form.name} (framing/reads)"
+    )
+    return form
+
+
+@pytest.fixture
+def lb(loopback_server: LoopbackProvider, stream_form: StreamForm) -> LoopbackProvider:
     """The loopback provider with an empty script and no recorded requests. Every event stream it serves in this test
     comes in the test's form (``advisor_conformance.event_streams.form_for``): written in one of the framings the
     format allows and cut into reads at adversarial places, which a reader of the standard reads alike; a failing
     test's report names the form."""
-    form = form_for(test_id(request.node.nodeid))
 
     def deliver(reply: Reply) -> list[bytes]:
-        return form.serve(reply.body, reframed=not reply.framed)
+        return stream_form.serve(reply.body, reframed=not reply.framed)
 
     loopback_server.deliver = deliver
-    request.node.add_report_section(
-        "setup", "event streams", f"every event stream of this test is served as {form.name} (framing/reads)"
-    )
     return loopback_server.expect()

@@ -14,8 +14,9 @@ breakpoints).
 A rule may have more broken implementations than its first: each further one is a *variant*
 (``@breaks(rule, how, variant="...")``), another plausible way to get the same rule wrong, such as
 the carriage mistakes of :mod:`.carriage` (a byte-order mark removed, Unicode normalised, line ends
-changed) and the event-stream readers of :mod:`.streams`. ``tests/meta/test_broken.py`` runs every
-entry, variants included (:func:`load_entries`), against its rule's tests.
+changed), the event-stream readers of :mod:`.streams` and the documented edges and first uses of
+:mod:`.edges`. ``tests/meta/test_broken.py`` runs every entry, variants included (:func:`load_entries`), against
+its rule's tests.
 """
 
 from __future__ import annotations

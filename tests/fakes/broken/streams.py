@@ -37,7 +37,7 @@ def read_events(text, mistake=None):
     if mistake == "lf-only":
         lines = [line.removesuffix("\r") for line in text.split("\n")]
     else:
-        lines = re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff"))
+        lines = re.split(r"\r\n|\r|\n", text if mistake == "bom-kept" else text.removeprefix("\ufeff"))
     yield from _events_of_lines(lines, mistake)
 
 
@@ -189,6 +189,15 @@ READERS = [
         ("anthropic",),
         "a CR at the end of a read is taken as a line end of its own, so the LF of the same CRLF opening the next read "
         "is a blank line that ends the event early",
+    ),
+    (
+        "ChatByteOrderMarkKept",
+        "streaming.openai-chunks",
+        "byte-order-mark-kept",
+        "bom-kept",
+        ("openai", "codex"),
+        "a byte-order mark opening the stream is kept, read into the first field's name (`\\ufeffdata`), so a first "
+        "chunk that carries text is lost",
     ),
     (
         "AnthropicDeclaredCharset",

@@ -78,6 +78,19 @@ def test_every_cut_of_the_stream_into_reads_is_read_alike(impl, lb, provider, re
                 "read to its text", input={"reads": reads, **shown})
 
 
+@pytest.mark.rule(id="streaming.openai-chunks")
+@pytest.mark.parametrize("framing", ["leading-byte-order-mark", "crlf-line-ends-every-field"])
+def test_a_byte_order_mark_before_a_first_chunk_with_text_is_dropped(impl, lb, framing):
+    """A chat stream whose first chunk carries text (the role and the first piece together, as some servers send it),
+    opened by a byte-order mark: the mark is dropped, not read into the first field's name, so the first piece is
+    kept."""
+    body = "\ufeff" + frame(EVENTS["openai"](PIECES)[1:], FRAMINGS[framing]).removeprefix("\ufeff")
+    lb.expect(Reply.events(body, framed=True))
+    note = _note(impl, "openai", lb.base_url, {"answered": body[:3000]})
+    check_equal(note, TEXT, "streaming.openai-chunks", "a chat stream opened by a byte-order mark was not read to its "
+                "text", input={"framing": framing, "answered": body[:3000]})
+
+
 class _Declared(LocalServer):
     """A server on 127.0.0.1 that answers with ``body`` (bytes) under exactly the Content-Type ``content_type``."""
 
@@ -100,10 +113,11 @@ def declared():
                                           "text/event-stream;charset=US-ASCII"],
                          ids=["no-charset", "latin-1-declared", "ascii-declared"])
 @pytest.mark.parametrize("provider", [_provider(provider) for provider in PROVIDERS])
-def test_stream_is_utf8_whatever_its_charset_says(impl, declared, provider, content_type):
+def test_stream_is_utf8_whatever_its_charset_says(impl, declared, stream_form, provider, content_type):
     """A stream's bytes are UTF-8 whatever the Content-Type says (no charset, or Latin-1 or ASCII declared): the
     accents and the emoji of its text arrive as they were written, not as Latin-1 readings of their bytes."""
-    declared.body, declared.content_type = frame(EVENTS[provider](PIECES)).encode("utf-8"), content_type
+    body = frame(EVENTS[provider](PIECES), FRAMINGS.get(stream_form.framing, PROVIDER_FRAMING))
+    declared.body, declared.content_type = body.encode("utf-8"), content_type
     note = _note(impl, provider, declared.base_url, {"answered": f"Content-Type: {content_type}"})
     check_equal(note, TEXT, STREAM_RULE[provider], f"a {provider} stream declared as {content_type!r} was not read as "
                 "UTF-8", input={"content_type": content_type})
