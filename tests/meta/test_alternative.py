@@ -22,6 +22,8 @@ HTTP_MODULES = (
     "streaming/test_streaming_encodings.py",
     "streaming/test_streaming_http_edges.py",
     "streaming/test_streaming_decoding.py",
+    "streaming/test_stream_contents.py",
+    "streaming/test_stream_reads.py",
     "wire/test_wire_http.py",
 )
 

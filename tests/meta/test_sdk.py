@@ -14,9 +14,9 @@ from ..support.runner import SUITE, run_pytest
 #: The tests a leading byte-order mark fails on the SDKs: both keep it in the first field's name (`\ufeffdata`), where
 #: the standard drops it, so a chat stream whose first chunk carries text loses that text.
 BYTE_ORDER_MARK = {
-    "streaming/test_stream_format.py::test_a_byte_order_mark_before_a_first_chunk_with_text_is_dropped"
+    "streaming/test_stream_reads.py::test_a_byte_order_mark_before_a_first_chunk_with_text_is_dropped"
     "[leading-byte-order-mark]",
-    "streaming/test_stream_format.py::test_a_byte_order_mark_before_a_first_chunk_with_text_is_dropped"
+    "streaming/test_stream_reads.py::test_a_byte_order_mark_before_a_first_chunk_with_text_is_dropped"
     "[crlf-line-ends-every-field]",
 }
 

@@ -28,6 +28,8 @@ from .wire import wire_variant
 #: The module of the stream-format tests, which these variants run against (their rules' other tests run against
 #: the rules' first broken implementations).
 FORMAT = ("test_stream_format.py",)
+#: The module of the streams cut into reads (and opened by a byte-order mark).
+READS = ("test_stream_reads.py",)
 #: The module of the streams as providers send them.
 CONTENTS = ("test_stream_contents.py",)
 
@@ -210,7 +212,8 @@ READERS = [
 ]
 
 for _name, _rule, _variant, _mistake, _kinds, _how in READERS:
-    globals()[_name] = breaks(_rule, _how, variant=_variant, modules=FORMAT)(
+    _modules = READS if _mistake in ("per-read-decoding", "lines-per-read", "cr-at-read-end", "bom-kept") else FORMAT
+    globals()[_name] = breaks(_rule, _how, variant=_variant, modules=_modules)(
         type(
             _name,
             (ReferenceAdapter,),
