@@ -36,7 +36,7 @@ class BrokenImplementation:
     target: str  # the --impl target: module:class
     also: tuple[str, ...] = ()  # rules this mistake cannot help breaking too (``how`` says why)
     variant: str = ""  # empty for the rule's first broken implementation
-    modules: tuple[str, ...] = ()  # the test modules it runs against (empty: every test of its rule)
+    modules: tuple[str, ...] = ()  # the test modules (or module.py::test_function) it runs against (empty: all)
 
     @property
     def id(self) -> str:
@@ -81,7 +81,8 @@ def breaks(rule: str, how: str = "", also: tuple[str, ...] = (), variant: str = 
     necessarily breaks as well (a request that differs between calls differs in some message, whose own rule it
     breaks), which its failures may name instead. ``variant`` names a further way to break a rule that has its
     first broken implementation already; ``modules`` keeps a variant to the test modules of the input classes it
-    is about (a variant of a rule with many slow HTTP tests), its rule's other tests being run by the first. The class
+    is about (a variant of a rule with many slow HTTP tests), or to test functions of a module
+    (``module.py::test_function``), its rule's other tests being run by the first. The class
     it decorates is an adapter or a part of the reference (:func:`reference_with`); its name is bound to the adapter."""
 
     def register(part):

@@ -41,7 +41,14 @@ def AnthropicBudgetAboveTheMinimum(body, headers, request, stream):
         body.pop("thinking")
 
 
-@breaks("breakpoints.advisor-ttl", variant="ttl-in-seconds", modules=("test_breakpoints.py",))
+@breaks(
+    "breakpoints.advisor-ttl",
+    variant="ttl-in-seconds",
+    modules=(
+        "test_breakpoints.py::test_the_profile_flag_decides_the_ttl",
+        "test_breakpoints.py::test_every_advisor_marker_lasts_an_hour",
+    ),
+)
 class OneHourTTLInSeconds(AnthropicBodyRewrite):
     """the one-hour TTL is written as a number of seconds (`"ttl": 3600`), which the API does not document"""
 
@@ -51,7 +58,11 @@ class OneHourTTLInSeconds(AnthropicBodyRewrite):
                 block["cache_control"] = {"type": "ephemeral", "ttl": 3600}
 
 
-@breaks("breakpoints.spacing", variant="blank-blocks-unmarked", modules=("test_breakpoints.py",))
+@breaks(
+    "breakpoints.spacing",
+    variant="blank-blocks-unmarked",
+    modules=("test_breakpoints.py::test_distances_count_the_blocks_on_the_wire",),
+)
 class BlankBlocksNeverMarked(AnthropicBodyRewrite):
     """advisor breakpoints pass over white-space-only blocks (a marker only where the text is not blank after a strip),
     so a blank block at a multiple of 15 leaves its marker out"""
@@ -68,7 +79,14 @@ class BlankBlocksNeverMarked(AnthropicBodyRewrite):
                 marks += 1
 
 
-@breaks("streaming.stream-required-detection", variant="operator-precedence", modules=("test_streaming.py",))
+@breaks(
+    "streaming.stream-required-detection",
+    variant="operator-precedence",
+    modules=(
+        "test_streaming.py::test_stream_required_means_400_with_stream_and_must_or_required",
+        "test_streaming.py::test_stream_required_body_on_another_status_is_not_retried",
+    ),
+)
 class StreamRequiredPrecedence(HttpProvider):
     """the stream-required test is written `status == 400 and "stream" in body and "must" in body or "required" in
     body`, so any error whose body says `required` is retried as a stream"""
@@ -84,7 +102,11 @@ class StreamRequiredPrecedence(HttpProvider):
         super().raise_for_status(status, body, stream=stream)
 
 
-@breaks("dedupe.file-hash", variant="case-insensitive", modules=("test_dedupe_reads.py",))
+@breaks(
+    "dedupe.file-hash",
+    variant="case-insensitive",
+    modules=("test_dedupe_reads.py::test_hash_in_lower_case_does_not_match",),
+)
 class HashesComparedWithoutCase(RequestBuilder):
     """file hashes are compared without their letter case (both upper-cased first), so a read whose file_hash is the
     content's CRC in lower case dedupes it"""
