@@ -173,6 +173,7 @@ def markdown(catalogue: Catalogue, suite_version: str) -> str:
         'spec, "clar. §N" its clarifications). `advisor-conformance where RULE` shows a rule\'s tests and code.',
         "Each rule ends with its **input classes**: the equivalence classes and boundaries of its inputs, each pinned",
         "by at least one deterministic test of the suite (`advisor-conformance rules --json` names the tests); a",
+        "class taken from a provider's documents names its sentence (*source*); a",
         "class the rule's property tests cannot draw says why (*not drawn*). Then the **plausible mistakes** of a port",
         "in Go, JavaScript, Rust or Python (a library default or a hand-written shortcut), each with how many tests",
         "fail it, or why none is pinned.",
@@ -195,6 +196,7 @@ def markdown(catalogue: Catalogue, suite_version: str) -> str:
                 lines += ["Input classes:", ""]
                 lines += [
                     f"- `{input_class.id}`: {cell(input_class.what)}"
+                    + (f" (*source:* {cell(input_class.source)})" if input_class.source else "")
                     + (f" (*not drawn:* {cell(input_class.unreachable)})" if input_class.unreachable else "")
                     for input_class in classes
                 ]

@@ -198,6 +198,8 @@ CLASSIFIERS: dict[str, dict[str, Predicate]] = {
         "system-only": lambda d: len(messages(d, "messages")) >= 1 and _tail_blocks(d) == 0 and bool(_rendered(d)[0]),
         "system-and-tail": lambda d: bool(_rendered(d)[0]) and 1 <= _tail_blocks(d) <= 15,
         **{k: _BREAKPOINTS_MESSAGES[k] for k in ("no-system", "several-system-blocks", "blank-and-empty-messages")},
+        # Every advisor request with a marker writes its TTL: any request with a system block or a tail.
+        "ttl-as-documented": lambda d: bool(_rendered(d)[0]) or _tail_blocks(d) >= 1,
     },
     "breakpoints.cache-reuse": {
         "unchanged": lambda d: d["grown"] == 0,

@@ -18,6 +18,9 @@ A partition file looks like this (an array of tables per rule; ``what`` says the
     what = "exactly 4000 bytes: sent whole"
     tests = ["question/test_question.py::test_question_up_to_4000_bytes_is_whole[4000]"]
 
+A class drawn from a provider's documents (a parameter's documented values and edges, a shape of stream the
+provider or a gateway sends) names its document and sentence: ``source = "..."`` (docs/rules.md shows it).
+
 A class of a rule with property tests either falls under a predicate of :mod:`advisor_conformance.classify` that
 the rule's strategies reach, or says why they cannot draw it: ``unreachable = "..."``
 (``tests/suite/test_strategy_coverage.py`` holds each class to one or the other).
@@ -63,11 +66,14 @@ class InputClass:
     what: str
     tests: tuple[str, ...]
     unreachable: str = ""  # why the rule's strategies cannot draw it (pinned by its deterministic tests)
+    source: str = ""  # the document and sentence the class comes from, where it is a provider's
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"class": self.id, "what": self.what, "tests": list(self.tests)}
         if self.unreachable:
             out["unreachable"] = self.unreachable
+        if self.source:
+            out["source"] = self.source
         return out
 
 
@@ -140,7 +146,7 @@ def load_partitions(folder: Path = PARTITIONS) -> Mapping[str, tuple[InputClass,
                 raise PartitionError(f"{path.name}: rule {rule_id!r} belongs to another area's file")
             for index, entry in enumerate(classes):
                 where = f"{path.name}: {rule_id}[{index}]"
-                unknown = set(entry) - {"class", "what", "tests", "unreachable"}
+                unknown = set(entry) - {"class", "what", "tests", "unreachable", "source"}
                 if unknown:
                     raise PartitionError(f"{where}: unknown keys {sorted(unknown)}")
                 class_id, what, tests = entry.get("class"), entry.get("what"), entry.get("tests")
@@ -150,11 +156,13 @@ def load_partitions(folder: Path = PARTITIONS) -> Mapping[str, tuple[InputClass,
                     raise PartitionError(f"{where}.what: the class in words is required")
                 if not isinstance(tests, list) or not all(isinstance(test, str) for test in tests):
                     raise PartitionError(f"{where}.tests: a list of test references is required")
-                unreachable = entry.get("unreachable", "")
+                unreachable, source = entry.get("unreachable", ""), entry.get("source", "")
                 if not isinstance(unreachable, str):
                     raise PartitionError(f"{where}.unreachable: why the strategies cannot draw it, in words")
+                if not isinstance(source, str):
+                    raise PartitionError(f"{where}.source: the document and its sentence, in words")
                 out.setdefault(rule_id, []).append(
-                    InputClass(rule_id, class_id, what.strip(), tuple(tests), unreachable.strip())
+                    InputClass(rule_id, class_id, what.strip(), tuple(tests), unreachable.strip(), source.strip())
                 )
     return {rule_id: tuple(classes) for rule_id, classes in out.items()}
 

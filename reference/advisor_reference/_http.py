@@ -6,7 +6,8 @@
   whose body, lower-cased, holds ``stream`` and ``must`` or ``required``) is
   retried exactly once as a stream. No other error is retried.
 * Event streams are read as the event-stream format says, the way httpx-sse
-  reads them; a stream that ends before its final event is an error.
+  reads them (but for a leading byte-order mark, which the format drops and
+  httpx-sse keeps); a stream that ends before its final event is an error.
 * Every failure is a :class:`ProviderError` that says what happened: the
   status and an excerpt of the body, a body that is not JSON, a refused
   connection, a passed deadline.
@@ -328,7 +329,8 @@ def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[tu
 
     The text is the response's, decoded by httpx as its charset says, read over the bounded, decoded pieces; the
     bytes since the last event are counted as they pass, which bounds both a line without an end and an event of
-    endless ``data:`` lines. Lines end at CR LF, CR or LF, and each is read as the event-stream format says, as
+    endless ``data:`` lines. A byte-order mark opening the stream is dropped (httpx-sse keeps it in the first field's
+    name). Lines end at CR LF, CR or LF, and each is read as the event-stream format says, as
     httpx-sse reads it (tests/reference/test_http_events.py holds the two equal on any stream): a blank line ends an
     event, which is dispatched when it has a name, data, an id or a retry (the id is kept for the events after
     it); a line starting with a colon is a comment; a field's value is what follows its first colon, less one
@@ -357,12 +359,15 @@ def _events(response: httpx.Response, deadline: float, kind: str) -> Iterator[tu
     name, last_id, retry = "", "", None  # the event being read (and data above)
     head: list[str] = []  # the start of a line whose end has not come yet
     cr = False  # the text so far ends with CR: if the next begins with LF, the two end one line
+    opening = True  # no text yet: a byte-order mark that opens the stream is dropped
     for text in itertools.chain(bounded.iter_text(), [None]):
         if text is None:  # the end: a last line without its end is a line too
             if not head and not cr:
                 break
             lines = ["".join(head)]
         else:
+            if opening and text:  # rule: streaming.openai-chunks (one leading U+FEFF is ignored)
+                text, opening = text.removeprefix("\ufeff"), False
             if cr:
                 text = "\r" + text
             cr = text.endswith("\r")

@@ -20,10 +20,9 @@ import importlib
 from collections.abc import Iterable
 from typing import Any
 
+from advisor_conformance._broken import load_entries
 from advisor_reference import AdvisorRuntime
 from advisor_reference.adapter import AREAS, ReferenceAdapter
-
-from advisor_conformance._broken import load_entries
 
 #: The adapter's parts a broken implementation may replace (the runtime's own parts are combined inside it).
 _SLOTS = ("builder_class", "http_provider_class", "runtime_class")

@@ -17,11 +17,11 @@ import importlib
 
 import pytest
 
+from advisor_conformance._broken import load_entries
 from advisor_conformance.catalogue import load_catalogue
 from advisor_reference.adapter import ReferenceAdapter
 
 from ..fakes import undeclared
-from advisor_conformance._broken import load_entries
 from ..support.matrix import read_outcomes, run_matrix_session
 from ..support.runner import SUITE
 

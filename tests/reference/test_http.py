@@ -182,7 +182,7 @@ def test_reasoning_or_a_stream_request_makes_one_streaming_call(kind, reasoning,
         answer = HttpProvider(kind, BASE[kind]).complete(_request(reasoning=reasoning, stream=stream))
     assert route.call_count == 1
     assert json.loads(route.calls.last.request.content)["stream"] is True
-    assert answer.text.startswith("Check the float64 rounding")
+    assert answer.text.startswith("Check the float64 (\u03b5) rounding")
 
 
 def test_stream_required_is_retried_once():

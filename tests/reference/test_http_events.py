@@ -1,5 +1,8 @@
 """advisor_reference._http._events: the client's reader of event streams reads every stream as httpx-sse reads it
-(the same events, names and data, however the bytes are cut into chunks), and refuses what httpx-sse refuses."""
+(the same events, names and data, however the bytes are cut into chunks), and refuses what httpx-sse refuses; but
+for one place where httpx-sse departs from the standard: a byte-order mark opening the stream is dropped (HTML,
+"Interpreting an event stream": one leading U+FEFF must be ignored), where httpx-sse keeps it in the first field's
+name."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from advisor_reference import ProviderError
 from advisor_reference._http import _events
 
 SSE = {"content-type": "text/event-stream"}
+BOM = "\ufeff".encode()
 FIELDS = ["data", "event", "id", "retry", "other", "", " data", "DATA", "\ufeffdata"]
 VALUE = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\n"), max_size=6)
 LINE = st.one_of(
@@ -61,6 +65,13 @@ def ours(chunks: list[bytes], headers: dict[str, str] = SSE) -> list[tuple[str, 
 
 
 def theirs(chunks: list[bytes], headers: dict[str, str] = SSE) -> list[tuple[str, str]]:
+    """httpx-sse's events, the stream's leading byte-order mark (if any) taken off first, as the standard does."""
+    if b"".join(chunks).startswith(BOM):  # the mark taken off the chunks it spans, the cuts kept
+        left, kept = len(BOM), []
+        for chunk in chunks:
+            kept.append(chunk[left:])
+            left = max(0, left - len(chunk))
+        chunks = kept
     response = httpx.Response(200, headers=headers, content=iter(chunks))
     return [(event.event, event.data) for event in EventSource(response).iter_sse()]
 
@@ -73,10 +84,12 @@ def theirs(chunks: list[bytes], headers: dict[str, str] = SSE) -> list[tuple[str
 @example([b"data:\tx\n\n"])  # only a space is taken off a value
 @example([b"data: one\ndata:two\n\n: c\ndata\n\n"])  # data lines joined; a field without a colon
 @example([b"data: \xc3", b"\xa9t\xc3\xa9\n\n"])  # a character cut between two chunks
-@example([b"\xef\xbb\xbfdata: x\n\n"])  # a byte-order mark is not skipped
+@example([b"\xef\xbb\xbfdata: x\n\n"])  # a byte-order mark opening the stream is dropped
+@example([b"\xef", b"\xbb\xbfdata: x\n\n\xef\xbb\xbfdata: y\n\n"])  # cut inside it; a later one is kept
 @example([b"data: unfinished"])
 def test_events_are_read_as_httpx_sse_reads_them(chunks):
-    """Any event stream, cut into chunks anywhere, gives the events httpx-sse gives: each name and data, in order."""
+    """Any event stream, cut into chunks anywhere, gives the events httpx-sse gives (the stream's leading byte-order
+    mark dropped first): each name and data, in order."""
     assert ours(chunks) == theirs(chunks), chunks
 
 

@@ -4,8 +4,9 @@ Loaded with ``-p tests.support.matrix --matrix=FILE --matrix-report=OUT`` next t
 ordinary ``--impl=reference`` run of the suite. ``FILE`` is a JSON list of
 ``{"id", "target", "rules"}``: each implementation (an ``--impl`` target)
 runs the conformance tests that carry one of its ``rules`` (every test when
-``rules`` is null); an optional ``"modules"`` (test module file names) keeps it to
-the tests of those modules. A test whose needs (``_pytest_plugin.needs``) an
+``rules`` is null); an optional ``"modules"`` (test module file names, or
+``module.py::test_function`` for one test function of a module) keeps it to
+the tests of those. A test whose needs (``_pytest_plugin.needs``) an
 implementation does not declare is skipped for it, naming what is missing, as in a
 run of that implementation alone. Instead of one pytest process per implementation (a
 second or two of start-up and collection each), the suite is collected once
@@ -145,10 +146,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for marks in _param_marks(metafunc):
         rules |= _rules(marks)
     module = metafunc.module.__name__.rpartition(".")[2] + ".py"
+    function = f"{module}::{metafunc.function.__name__}"
     wanted = [
         entry
         for entry in entries
-        if (entry["rules"] is None or rules & set(entry["rules"])) and module in entry.get("modules", [module])
+        if (entry["rules"] is None or rules & set(entry["rules"]))
+        and ("modules" not in entry or module in entry["modules"] or function in entry["modules"])
     ]
     if wanted:  # a test no implementation applies to keeps the plain fixture, and is deselected below
         grouped = metafunc.config.getoption("matrix_first_failure")

@@ -19,8 +19,9 @@ breakpoints); :mod:`.features` holds implementations that predate one newer feat
 A rule may have more broken implementations than its first: each further one is a *variant*
 (``@breaks(rule, how, variant="...")``), another plausible way to get the same rule wrong, such as
 the carriage mistakes of :mod:`.carriage` (a byte-order mark removed, Unicode normalised, line ends
-changed) and the event-stream readers of :mod:`.streams`. ``tests/meta/test_broken.py`` runs every
-entry, variants included (:func:`load_entries`), against its rule's tests.
+changed), the event-stream readers of :mod:`.streams` and the documented edges and first uses of
+:mod:`.edges`. ``tests/meta/test_broken.py`` runs every entry, variants included (:func:`load_entries`), against
+its rule's tests.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class BrokenImplementation:
     target: str  # the --impl target: module:class
     also: tuple[str, ...] = ()  # rules this mistake cannot help breaking too (``how`` says why)
     variant: str = ""  # empty for the rule's first broken implementation
-    modules: tuple[str, ...] = ()  # the test modules it runs against (empty: every test of its rule)
+    modules: tuple[str, ...] = ()  # the test modules (or module.py::test_function) it runs against (empty: all)
 
     @property
     def id(self) -> str:
@@ -50,7 +51,19 @@ class BrokenImplementation:
 
 REGISTRY: dict[str, BrokenImplementation] = {}
 VARIANTS: dict[str, BrokenImplementation] = {}
-MODULES = ("shaping", "final", "context", "runtime", "budget", "wire", "cache", "carriage", "streams", "features")
+MODULES = (
+    "shaping",
+    "final",
+    "context",
+    "runtime",
+    "budget",
+    "wire",
+    "cache",
+    "carriage",
+    "streams",
+    "edges",
+    "features",
+)
 
 
 def reference_with(part: type) -> type[ReferenceAdapter]:
@@ -85,7 +98,8 @@ def breaks(rule: str, how: str = "", also: tuple[str, ...] = (), variant: str = 
     necessarily breaks as well (a request that differs between calls differs in some message, whose own rule it
     breaks), which its failures may name instead. ``variant`` names a further way to break a rule that has its
     first broken implementation already; ``modules`` keeps a variant to the test modules of the input classes it
-    is about (a variant of a rule with many slow HTTP tests), its rule's other tests being run by the first. The class
+    is about (a variant of a rule with many slow HTTP tests), or to test functions of a module
+    (``module.py::test_function``), its rule's other tests being run by the first. The class
     it decorates is an adapter or a part of the reference (:func:`reference_with`); its name is bound to the adapter."""
 
     def register(part):

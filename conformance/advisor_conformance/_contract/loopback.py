@@ -35,7 +35,7 @@ import socket
 import socketserver
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -182,14 +182,17 @@ class Reply:
     body: str = ""
     content_type: str = "application/json"
     delay_s: float = 0.0
+    #: An event stream whose framing is the test's own: the provider's ``deliver`` hook cuts it into reads but
+    #: writes it in no other framing.
+    framed: bool = False
 
     @classmethod
     def json(cls, payload: Any, status: int = 200) -> Reply:
         return cls(status, json.dumps(payload), "application/json")
 
     @classmethod
-    def events(cls, text: str) -> Reply:
-        return cls(200, text, "text/event-stream")
+    def events(cls, text: str, *, framed: bool = False) -> Reply:
+        return cls(200, text, "text/event-stream", framed=framed)
 
     @classmethod
     def recorded(cls, name: str) -> Reply:
@@ -214,7 +217,12 @@ class Received:
 class LoopbackProvider:
     """Answers requests in order from a script; an unscripted request gets a 599 and is recorded too. The first
     requests since :meth:`expect` are kept in ``received`` (within MAX_KEPT_REQUESTS, MAX_KEPT_BYTES and
-    MAX_KEPT_VALUES); the rest are counted (``count``) and recorded as an overrun of the server."""
+    MAX_KEPT_VALUES); the rest are counted (``count``) and recorded as an overrun of the server.
+
+    ``deliver``, when set, makes the reads of every event stream it serves (``text/event-stream``): the body is sent
+    as those pieces, each a chunk of its own (chunked transfer coding), so an HTTP client hands them on one read
+    each, however it buffers the socket.
+    """
 
     server: BoundedServer
     script: list[Reply] = field(default_factory=list)
@@ -225,6 +233,7 @@ class LoopbackProvider:
     count: int = 0
     kept_bytes: int = 0
     kept_values: int = 0
+    deliver: Callable[[Reply], list[bytes]] | None = None
 
     @property
     def base_url(self) -> str:
@@ -270,6 +279,11 @@ class LoopbackProvider:
             )
         if reply.delay_s:
             time.sleep(reply.delay_s)
+        if self.deliver is not None and reply.content_type.partition(";")[0].strip() == "text/event-stream":
+            connection = request.environ.get("werkzeug.socket")
+            if connection is not None:  # each read sent at once, not held back until the last one is acknowledged
+                connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return Response(iter(self.deliver(reply)), status=reply.status, content_type=reply.content_type)
         return Response(reply.body, status=reply.status, content_type=reply.content_type)
 
 

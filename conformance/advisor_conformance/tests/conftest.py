@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from advisor_conformance._contract.implementation import Implementation
-from advisor_conformance._contract.loopback import LoopbackProvider, loopback, take_overrun
+from advisor_conformance._contract.loopback import LoopbackProvider, Reply, loopback, take_overrun
 from advisor_conformance._pytest_plugin import snapshots
 from advisor_conformance._pytest_plugin.plugin import IMPLEMENTATION, rules_of
 from advisor_conformance.checks import violation
+from advisor_conformance.event_streams import StreamForm, form_for
 
 
 @pytest.fixture(scope="session")
@@ -44,9 +45,34 @@ def loopback_server():
         yield provider
 
 
+def test_id(nodeid: str) -> str:
+    """A test's ID inside the suite (``area/test_module.py::test_name[params]``), wherever the suite is installed."""
+    path, sep, rest = nodeid.partition("::")
+    return path.rpartition("tests/")[2] + sep + rest
+
+
 @pytest.fixture
-def lb(loopback_server: LoopbackProvider) -> LoopbackProvider:
-    """The loopback provider with an empty script and no recorded requests."""
+def stream_form(request: pytest.FixtureRequest) -> StreamForm:
+    """The form this test serves its event streams in (``advisor_conformance.event_streams.form_for``), for a test's
+    own server: the loopback provider (``lb``) serves every stream in it by itself."""
+    form = form_for(test_id(request.node.nodeid))
+    request.node.add_report_section(
+        "setup", "event streams", f"every event stream of this test is served as {form.name} (framing/reads)"
+    )
+    return form
+
+
+@pytest.fixture
+def lb(loopback_server: LoopbackProvider, stream_form: StreamForm) -> LoopbackProvider:
+    """The loopback provider with an empty script and no recorded requests. Every event stream it serves in this test
+    comes in the test's form (``advisor_conformance.event_streams.form_for``): written in one of the framings the
+    format allows and cut into reads at adversarial places, which a reader of the standard reads alike; a failing
+    test's report names the form."""
+
+    def deliver(reply: Reply) -> list[bytes]:
+        return stream_form.serve(reply.body, reframed=not reply.framed)
+
+    loopback_server.deliver = deliver
     return loopback_server.expect()
 
 

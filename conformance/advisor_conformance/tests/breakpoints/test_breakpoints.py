@@ -69,6 +69,15 @@ def _conversation(count, *, empty_at=(), system_at=()):
     return out + [{"role": "user", "content": "final: advise me"}]
 
 
+def _blank(count, blank_at):
+    """``count`` conversation messages before the final one, those of ``blank_at`` (tail-block positions) holding
+    white space only: a block of the wire all the same."""
+    out = s.block_messages(count)
+    for position, text in blank_at.items():
+        out[position + 1] = {**out[position + 1], "content": text}
+    return out
+
+
 # ------------------------------------------------------------------------------------------------- TTL
 
 
@@ -164,6 +173,7 @@ def test_worked_examples(impl, count, positions):
     pytest.param(_conversation(15, empty_at=(15,)), id="empty-assistant-before-final"),
     pytest.param(_conversation(30, empty_at=(3, 20, 20)), id="several-empty-assistants"),
     pytest.param(_conversation(15, system_at=(7,)), id="system-inside"),
+    pytest.param(_blank(31, {30: " ", 15: "\n\t", 7: "\u3000"}), id="white-space-blocks-on-the-grid"),
 ])
 def test_distances_count_the_blocks_on_the_wire(impl, messages):
     """Distances count the tail blocks the request sends: a message left out or moved to the system is not one."""

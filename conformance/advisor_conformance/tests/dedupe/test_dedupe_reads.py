@@ -217,3 +217,14 @@ def test_hash_taken_without_stripping_does_not_match(impl, strings):
     assert unstripped != oracle.file_hash(data)
     request = params(_transcript(_read(PATH, data, digest=unstripped)), files=[file_param(PATH, data)])
     _assert_sent(impl, strings, request, "dedupe.file-hash", data=data)
+
+
+@pytest.mark.rule(id="dedupe.file-hash")
+@pytest.mark.parametrize("data", [b"123456789", b"func main() {}\n"], ids=["check-value", "go-file"])
+def test_hash_in_lower_case_does_not_match(impl, strings, data):
+    """file_hash is written in upper-case hex: a read carrying the content's CRC-32 in lower case holds another
+    hash, so the file is sent (the hashes are compared as they are written, not case-insensitively)."""
+    digest = oracle.file_hash(data)
+    assert digest != digest.lower()  # a guard: the hash holds a letter
+    request = params(_transcript(_read(PATH, data, digest=digest.lower())), files=[file_param(PATH, data)])
+    _assert_sent(impl, strings, request, "dedupe.file-hash", data=data)

@@ -16,7 +16,8 @@ from advisor_conformance import strategies as s
 from advisor_conformance.checks import check, check_equal
 from advisor_conformance.scenarios import Reply, call, declared, recorded_answer, reply, result_of, run, scenario
 
-TEXT = "Check the float64 rounding in refill(): compare with a small epsilon or keep tokens as integer nanoseconds."
+TEXT = ("Check the float64 (\u03b5) rounding in refill(): compare with a small epsilon or keep tokens as integer "
+        "nanoseconds \u2014 never \u00b5s \U0001f642.")
 
 
 def _note(impl, answer, finish_reason, rule):

@@ -12,11 +12,12 @@ from .calls import _run
 
 
 def _event(name, data):
-    return f"event: {name}\ndata: {json.dumps(data)}\n\n"
+    """One event as the providers write it: its JSON in UTF-8, non-ASCII text as it is (not escaped)."""
+    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
 
 
 def _data(data):
-    return f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n"
+    return f"data: {data if isinstance(data, str) else json.dumps(data, ensure_ascii=False)}\n\n"
 
 
 def anthropic_message(blocks, stop_reason="end_turn"):
@@ -94,12 +95,13 @@ def _chunk(delta, finish_reason=None):
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
 
 
-def chat_stream(pieces, finish_reason="stop", usage=True, keep_alive=False, final=True):
+def chat_stream(pieces, finish_reason="stop", usage=True, keep_alive=False, final=True, trailing=()):
     """A chat chunk stream: a role chunk, a chunk per piece (a None piece: a delta with content null), a finish
-    chunk, a usage-only chunk (``choices: []``) and ``data: [DONE]``; with ``keep_alive``, an SSE comment between
-    chunks."""
+    chunk, the ``trailing`` chunks, a usage-only chunk (``choices: []``) and ``data: [DONE]``; with ``keep_alive``,
+    an SSE comment between chunks."""
     chunks = [_chunk({"role": "assistant", "content": ""})] + [_chunk({"content": piece}) for piece in pieces]
     chunks.append(_chunk({}, finish_reason))
+    chunks.extend(trailing)
     if usage:
         chunks.append({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1764400000, "model": "gpt-5",
                        "choices": [], "usage": {"prompt_tokens": 1788, "completion_tokens": 57, "total_tokens": 1845}})

@@ -20,7 +20,7 @@ TOKEN = "quota-exceeded-for-model-x7"
 
 
 #: A long answer's text, about 200 KB: it arrives in many reads whatever the network does.
-LONG = "".join(f"Step {index}: check the float64 rounding in refill(). " for index in range(4000)).strip()
+LONG = "".join(f"Step {index}: check the float64 rounding in refill() \u2014 \u03b5. " for index in range(4000)).strip()
 
 
 def _pieces(text, size=1000):
@@ -49,7 +49,8 @@ LONG_STREAMS = [
 #: A long answer that no content coding shrinks much (about 200 KB of seeded random words): compressed, it still
 #: spans many reads, so a decoder must carry its state from one read to the next.
 _NOISE = random.Random(25)
-NOISY = " ".join("".join(_NOISE.choices("abcdefghijklmnopqrstuvwxyz0123456789", k=7)) for _ in range(25000))
+NOISY = " ".join("".join(_NOISE.choices("abcdefghijklmnopqrstuvwxyz0123456789\u00e9\u03b5\u2014", k=7))
+                 for _ in range(25000))
 
 #: NOISY as each provider answers it, plainly and streamed: (provider, answer, content type, the rule of reading it).
 NOISY_ANSWERS = [

@@ -22,7 +22,7 @@ def _with_event(answered, event, at=2):
     return Reply.events("\n\n".join(events[:at]) + "\n\n" + event + "\n\n".join(events[at:]))
 
 
-TEXT = ["Check the float64", " rounding in refill()."]
+TEXT = ["Check the float64 (\u03b5)", " rounding in refill() \u2014 \U0001f642."]
 
 
 #: Where the extra event goes: after the first text delta of each helper stream.

@@ -105,8 +105,9 @@ def test_retry_failure_is_not_retried_again(impl, lb, strings):
     ('{"stream":["This field is required."]}', True),
     ('{"error":{"message":"upstream proxy: authentication required"}}', True),
     ('', False),
+    ('{"error":{"message":"max_tokens is required"}}', False),
 ], ids=["chatgpt-detail", "required-upper", "plain-text", "must-be-true", "must-without-stream", "stream-without-must",
-        "must-upper", "field-error", "inside-other-words", "empty-body"])
+        "must-upper", "field-error", "inside-other-words", "empty-body", "required-without-stream"])
 @speaks("openai")
 def test_stream_required_means_400_with_stream_and_must_or_required(impl, lb, body, retried):
     """A 400 is stream-required exactly when its body, lower-cased, holds `stream` and `must` or `required`."""
@@ -128,15 +129,19 @@ def test_stream_required_means_400_with_stream_and_must_or_required(impl, lb, bo
 
 
 @pytest.mark.rule(id="streaming.stream-required-detection")
-@pytest.mark.parametrize("status", [422, 500])
+@pytest.mark.parametrize("status, body", [(422, STREAM_REQUIRED), (500, STREAM_REQUIRED),
+                                          (422, '{"stream":["This field is required."]}'),
+                                          (401, '{"error":{"message":"authentication required"}}')],
+                         ids=["422", "500", "422-stream-required", "401-required"])
 @speaks("openai")
-def test_stream_required_body_on_another_status_is_not_retried(impl, lb, status):
-    """Only an HTTP 400 is a stream-required error: another status whose body asks for a stream is not retried."""
-    lb.expect(Reply(status, STREAM_REQUIRED), Reply.recorded(STREAM_ANSWER["openai"]))
+def test_stream_required_body_on_another_status_is_not_retried(impl, lb, status, body):
+    """Only an HTTP 400 is a stream-required error: another status whose body asks for a stream, or says
+    `required`, is not retried."""
+    lb.expect(Reply(status, body), Reply.recorded(STREAM_ANSWER["openai"]))
     answer, params = _run(impl, "openai", lb, "streaming.stream-required-detection")
-    shown = {"scenario": params, "answered": f"HTTP {status} {STREAM_REQUIRED}"}
+    shown = {"scenario": params, "answered": f"HTTP {status} {body}"}
     check_equal(len(lb.received), 1, "streaming.stream-required-detection",
-                f"HTTP {status} with body {STREAM_REQUIRED!r} made {len(lb.received)} HTTP request(s); expected 1", input=shown)
+                f"HTTP {status} with body {body!r} made {len(lb.received)} HTTP request(s); expected 1", input=shown)
     error_of(answer, 0, "streaming.stream-required-detection", shown)
 
 

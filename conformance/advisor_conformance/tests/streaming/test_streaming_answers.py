@@ -31,8 +31,8 @@ from .calls import ANSWERS, _run
 #: Every test of this module is over HTTP (to the suite's loopback provider, or a server of its own on 127.0.0.1).
 pytestmark = pytest.mark.needs(capabilities=["http"])
 
-TEXT = "Check the float64 rounding in refill()."
-MORE = "Then keep tokens as integer nanoseconds."
+TEXT = "Check the float64 rounding in refill() \u2014 \u03b5 matters."
+MORE = "Then keep tokens as integer nanoseconds (never \u00b5s \U0001f642)."
 
 
 # -- answers, as each provider sends them ------------------------------------------------------------------------------
@@ -79,8 +79,9 @@ def test_plain_answer_is_read_to_its_text(impl, lb, strings, case):
 
 
 ANTHROPIC = {
-    "text-blocks": (anthropic_stream([("text", ["Check the float64", " rounding in refill()."]),
-                                      ("text", ["Then keep tokens", " as integer nanoseconds."])]), [TEXT, MORE], False),
+    "text-blocks": (anthropic_stream([("text", ["Check the float64", " rounding in refill() \u2014 \u03b5 matters."]),
+                                      ("text", ["Then keep tokens", " as integer nanoseconds (never \u00b5s \U0001f642)."])]),
+                    [TEXT, MORE], False),
     "tool-use-block": (anthropic_stream([("text", [TEXT]), ("tool_use", ['{"cmd": "go ', 'test"}'])], "tool_use"),
                        [TEXT], False),
     "stop-sequence": (anthropic_stream([("thinking", ["floats"]), ("text", [TEXT])], "stop_sequence"), [TEXT], False),
@@ -100,16 +101,16 @@ def test_anthropic_stream_shapes(impl, lb, strings, case):
 
 
 CHUNKS = {
-    "keep-alive-comments": ("openai", chat_stream(["Check the float64", " rounding in refill()."], keep_alive=True),
-                            [TEXT], False),
+    "keep-alive-comments": ("openai", chat_stream(["Check the float64", " rounding in refill() \u2014 \u03b5 matters."],
+                                                  keep_alive=True), [TEXT], False),
     "no-usage-chunk": ("openai", chat_stream([TEXT], usage=False), [TEXT], False),
-    "null-content-deltas": ("openai", chat_stream(["Check the float64", None, " rounding in refill()."]), [TEXT],
-                            False),
+    "null-content-deltas": ("openai", chat_stream(["Check the float64", None, " rounding in refill() \u2014 \u03b5 matters."]),
+                            [TEXT], False),
     "content-filter": ("openai", chat_stream([TEXT], "content_filter"), [TEXT], False),
     "no-text": ("openai", chat_stream([]), [], False),
     "no-text-length": ("openai", chat_stream([], "length"), [], True),
-    "responses-parts": ("codex", responses_stream([["Check the float64", " rounding in refill()."], [MORE]]),
-                        [TEXT, MORE], False),
+    "responses-parts": ("codex", responses_stream([["Check the float64", " rounding in refill() \u2014 \u03b5 matters."],
+                                                   [MORE]]), [TEXT, MORE], False),
     "responses-reasoning-summary": ("codex", responses_stream([[TEXT]], reasoning=["Compare", " floats."]), [TEXT],
                                     False),
     "responses-content-filter": ("codex", responses_stream([[TEXT]], incomplete="content_filter"), [TEXT], False),

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.needs(capabilities=["http"])
 
 #: More pieces than any small batch an implementation might gather them in (the reference joins every 1024).
 MANY = 2100
-PIECES = [f"w{index:04d}" for index in range(MANY)]
+PIECES = [f"w{index:04d}\u00e9" for index in range(MANY)]
 
 
 def _outcome(impl, lb, provider, answered, rule, reasoning=None):

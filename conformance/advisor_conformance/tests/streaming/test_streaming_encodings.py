@@ -22,6 +22,7 @@ from werkzeug import Request, Response
 
 from advisor_conformance._contract.loopback import LocalServer
 from advisor_conformance.checks import check, check_equal
+from advisor_conformance.event_streams import FRAMINGS, PROVIDER_FRAMING, reframe
 from advisor_conformance.scenarios import error_of, result_of
 
 from ..common.providers import speaks
@@ -85,9 +86,12 @@ def coded():
         yield server
 
 
-def _read_whole(impl, lb, coded, provider, answered, content_type, coding, rule, reasoning=None, text=LONG):
-    """One call answered with ``answered`` in ``coding``: its note is ``text``, the answer's whole text."""
-    coded.serve(200, answered.body, content_type, coding)
+def _read_whole(impl, lb, coded, provider, answered, content_type, coding, rule, reasoning=None, text=LONG,
+                form=None):
+    """One call answered with ``answered`` in ``coding`` (an event stream written in the framing of ``form``, the
+    test's): its note is ``text``, the answer's whole text."""
+    body = reframe(answered.body, FRAMINGS.get(form.framing, PROVIDER_FRAMING)) if form else answered.body
+    coded.serve(200, body, content_type, coding)
     answer, params = _run(impl, provider, lb, rule, reasoning=reasoning, base_url=coded.base_url)
     shown = {"scenario": params, "answered": f"HTTP 200, {content_type}, content coding {coded.sent or '(none)'}: "
                                              f"{answered.body[:2000]}"}
@@ -107,19 +111,21 @@ def test_compressed_plain_answer_is_read_whole(impl, lb, coded, provider, answer
 
 @pytest.mark.parametrize("coding", ["gzip", "deflate"])
 @pytest.mark.parametrize("provider, answered, rule", LONG_STREAMS)
-def test_compressed_stream_is_read_whole(impl, lb, coded, provider, answered, rule, coding):
+def test_compressed_stream_is_read_whole(impl, lb, coded, stream_form, provider, answered, rule, coding):
     """An event stream of hundreds of events sent gzip- or deflate-compressed becomes the note whole."""
-    _read_whole(impl, lb, coded, provider, answered, "text/event-stream", coding, rule, reasoning="high")
+    _read_whole(impl, lb, coded, provider, answered, "text/event-stream", coding, rule, reasoning="high",
+                form=stream_form)
 
 
 @pytest.mark.parametrize("coding", ["gzip", "deflate"])
 @pytest.mark.parametrize("provider, answered, content_type, rule", NOISY_ANSWERS)
-def test_compressed_answer_of_many_reads_is_read_whole(impl, lb, coded, provider, answered, content_type, rule,
-                                                        coding):
+def test_compressed_answer_of_many_reads_is_read_whole(impl, lb, coded, stream_form, provider, answered, content_type,
+                                                        rule, coding):
     """An answer that compression barely shrinks, plain or streamed, arrives compressed over many reads and becomes
     the note whole."""
-    _read_whole(impl, lb, coded, provider, answered, content_type, coding, rule,
-                reasoning="high" if content_type == "text/event-stream" else None, text=NOISY)
+    streamed = content_type == "text/event-stream"
+    _read_whole(impl, lb, coded, provider, answered, content_type, coding, rule, reasoning="high" if streamed else None,
+                text=NOISY, form=stream_form if streamed else None)
 
 
 @pytest.mark.rule(id="streaming.failure-report")

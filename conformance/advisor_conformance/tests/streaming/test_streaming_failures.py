@@ -57,9 +57,9 @@ def test_stream_with_its_stop_reason_but_no_final_event_fails(impl, lb, provider
     ("anthropic", Reply.events(_event("ping", {"type": "ping"}) * 3)),
     ("openai", Reply.events(": keep-alive\n\n" * 3)),
     ("codex", Reply.events(_event("response.created", {"type": "response.created", "response": {"id": "resp_1"}}))),
-    ("anthropic", anthropic_stream([("text", ["Check the float64"])], final=False)),
-    ("openai", chat_stream(["Check the float64"], final=False)),
-    ("codex", responses_stream([["Check the float64"]], final=False)),
+    ("anthropic", anthropic_stream([("text", ["Check the float64 (\u03b5)"])], final=False)),
+    ("openai", chat_stream(["Check the float64 (\u03b5)"], final=False)),
+    ("codex", responses_stream([["Check the float64 (\u03b5)"]], final=False)),
 ], ids=["empty-body", "anthropic-pings-only", "openai-comments-only", "responses-created-only",
         "anthropic-no-message-stop", "openai-no-done", "responses-no-completed"])
 def test_stream_without_its_final_event_fails(impl, lb, provider, answered):
